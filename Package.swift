@@ -1,0 +1,61 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "AssetCache",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "AssetCache", targets: ["AssetCache"]),
+        .library(name: "FixtureServer", targets: ["FixtureServer"]),
+        .executable(name: "prefetch", targets: ["prefetch"]),
+        .executable(name: "fixture-server", targets: ["fixture-server"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.65.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
+    ],
+    targets: [
+        // Typed wrappers for libcurl's variadic calls; nothing else lives in C.
+        .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
+        .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
+        // Owns libpng's setjmp/longjmp error handling, which Swift cannot express.
+        .target(name: "CPNG", linkerSettings: [.linkedLibrary("png16")]),
+        .target(
+            name: "AssetCache",
+            dependencies: [
+                "CCurl", "CZip", "CPNG",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "FixtureServer",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "prefetch",
+            dependencies: [
+                "AssetCache",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "fixture-server",
+            dependencies: [
+                "FixtureServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "AssetCacheTests", dependencies: ["AssetCache", "FixtureServer"]),
+        .testTarget(name: "FixtureServerTests", dependencies: ["FixtureServer"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["AssetCache", "FixtureServer", "prefetch", "fixture-server"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,39 @@
+/// Why one asset has no usable copy. The raw values are the `error.kind` strings of
+/// the JSON report (DESIGN §5) and are part of the user-facing contract.
+public enum AssetErrorKind: String, Sendable, Codable, CaseIterable {
+    case httpStatus = "http_status"
+    case timeout
+    case network
+    case tooLarge = "too_large"
+    case redirects
+    case unsupportedScheme = "unsupported_scheme"
+    case offlineMiss = "offline_miss"
+    case storage
+    case invalidImage = "invalid_image"
+    case invalidArchive = "invalid_archive"
+    case unsafeArchive = "unsafe_archive"
+    case archiveLimits = "archive_limits"
+    case integrityMismatch = "integrity_mismatch"
+
+    /// Failures of the bytes themselves make a message `asset_invalid`; everything
+    /// that kept the bytes from arriving makes it `asset_download_failed`.
+    public var isInvalidContent: Bool {
+        switch self {
+        case .invalidImage, .invalidArchive, .unsafeArchive, .archiveLimits, .integrityMismatch: true
+        default: false
+        }
+    }
+}
+
+/// One asset's failure: what kind, and a sentence that names what was wrong.
+public struct AssetFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    public var kind: AssetErrorKind
+    public var message: String
+
+    public init(_ kind: AssetErrorKind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { "\(kind.rawValue): \(message)" }
+}
