@@ -1,0 +1,90 @@
+/// The messages a device is eligible for at session start, as the server sent them
+/// (DESIGN §4). Decode one with ``Manifest/decode(_:)``.
+public struct Manifest: Sendable {
+    /// The `inapp` actions, in manifest order (the order that breaks priority ties).
+    public var actions: [TriggeredAction]
+    /// Expected SHA-256 digests (raw 32 bytes) by asset URL, from `integrity`.
+    public var integrity: [AssetURL: [UInt8]]
+    /// Things that were skipped rather than refused, for the log.
+    public var warnings: [String]
+
+    public init(actions: [TriggeredAction], integrity: [AssetURL: [UInt8]] = [:], warnings: [String] = []) {
+        self.actions = actions
+        self.integrity = integrity
+        self.warnings = warnings
+    }
+}
+
+/// One in-app action: when it may fire and the message it shows.
+public struct TriggeredAction: Sendable, Identifiable {
+    public var id: String
+    public var priority: Double
+    /// Epoch seconds; nil when open.
+    public var startTime: Double?
+    public var endTime: Double?
+    public var delay: Double
+    public var timeout: Double
+    /// nil: the engine's global minimum interval applies.
+    public var minSecondsSinceLastTrigger: Double?
+    public var prefetch: Bool
+    public var conditions: [TriggerCondition]
+    public var message: InAppMessage
+
+    public func isExpired(at now: Double) -> Bool {
+        if let endTime { return endTime < now }
+        return false
+    }
+
+    /// Session-start and push-click actions race the user, so their assets go first.
+    public var isUrgent: Bool {
+        conditions.contains { $0.type == "open" || $0.type == "push_click" }
+    }
+}
+
+public struct TriggerCondition: Sendable, Hashable {
+    public var type: String
+    public var data: [String: JSONValue]
+}
+
+public enum MessageType: Sendable, Hashable {
+    case slideup, modal, full, htmlFull, html
+    /// A type this device does not know yet; the message is discarded, the rest proceed.
+    case unsupported(String)
+
+    init(_ raw: String) {
+        switch raw.uppercased() {
+        case "SLIDEUP": self = .slideup
+        case "MODAL": self = .modal
+        case "FULL": self = .full
+        case "HTML_FULL": self = .htmlFull
+        case "HTML": self = .html
+        default: self = .unsupported(raw)
+        }
+    }
+}
+
+public enum ImageStyle: String, Sendable { case graphic = "GRAPHIC", top = "TOP" }
+public enum Orientation: String, Sendable { case any = "ANY", portrait = "PORTRAIT", landscape = "LANDSCAPE" }
+
+public struct InAppMessage: Sendable {
+    public var type: MessageType
+    public var imageStyle: ImageStyle
+    public var orientation: Orientation
+    public var text: String?
+    public var isControl: Bool
+    public var imageURL: AssetURL?
+    public var zippedAssetsURL: AssetURL?
+    public var assetURLs: [AssetURL]
+    public var extras: [String: JSONValue]
+
+    /// The assets this message needs, with the kind each is validated as.
+    public var assets: [(url: AssetURL, kind: AssetKind)] {
+        if isControl { return [] }
+        switch type {
+        case .html: return assetURLs.map { ($0, .file) }
+        case .htmlFull: return zippedAssetsURL.map { [($0, .archive)] } ?? []
+        case .slideup, .modal, .full: return imageURL.map { [($0, .image)] } ?? []
+        case .unsupported: return []
+        }
+    }
+}

@@ -1,0 +1,39 @@
+/// Which URLs a run fetches, in which order: deduplicated, session-start and
+/// push-click messages first, then by priority, then manifest order (DESIGN §3).
+struct AssetPlan {
+    struct Item {
+        var url: AssetURL
+        var kind: AssetKind
+        /// Higher starts first.
+        var priority: Int
+    }
+
+    /// URLs to fetch, in order.
+    var fetch: [Item] = []
+    /// URLs no message prefetches (`prefetch: false`, `cache=false`), reported as `skipped`.
+    var skipped: [(url: AssetURL, kind: AssetKind)] = []
+
+    init(manifest: Manifest, now: Double) {
+        let ordered = manifest.actions.enumerated().sorted { a, b in
+            if a.element.isUrgent != b.element.isUrgent { return a.element.isUrgent }
+            if a.element.priority != b.element.priority { return a.element.priority > b.element.priority }
+            return a.offset < b.offset
+        }.map(\.element)
+
+        var seen: Set<AssetURL> = []
+        var skippedSeen: Set<AssetURL> = []
+        for action in ordered where !action.isExpired(at: now) {
+            for (url, kind) in action.message.assets {
+                guard action.prefetch, !url.forbidsCaching else {
+                    if skippedSeen.insert(url).inserted { skipped.append((url, kind)) }
+                    continue
+                }
+                if seen.insert(url).inserted {
+                    fetch.append(Item(url: url, kind: kind, priority: 0))
+                }
+            }
+        }
+        for index in fetch.indices { fetch[index].priority = fetch.count - index }
+        skipped.removeAll { seen.contains($0.url) }
+    }
+}

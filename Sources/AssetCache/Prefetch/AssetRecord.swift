@@ -1,0 +1,29 @@
+/// How one asset fared in a run (DESIGN §5). Raw values are the report's `outcome`.
+public enum AssetOutcome: String, Sendable, Codable {
+    case downloaded, revalidated, fresh, cached, stale, failed, skipped
+}
+
+/// One asset URL's result in a run: the row of the report's `assets` array.
+public struct AssetRecord: Sendable, Equatable {
+    public var url: AssetURL
+    public var kind: AssetKind
+    public var outcome: AssetOutcome
+    public var sha256: String?
+    public var bytes: Int64?
+    /// The object file, or the unpacked directory of a ZIP.
+    public var path: String?
+    public var attempts: Int
+    public var failure: AssetFailure?
+    /// Milliseconds from the start of the run until this asset was usable or failed.
+    public var finishedMs: Int
+
+    public var state: AssetState {
+        if let path { return .available(path: path) }
+        if let failure { return .failed(failure) }
+        return .skipped
+    }
+
+    static func failed(_ item: AssetPlan.Item, _ failure: AssetFailure, attempts: Int, finishedMs: Int) -> AssetRecord {
+        AssetRecord(url: item.url, kind: item.kind, outcome: .failed, attempts: attempts, failure: failure, finishedMs: finishedMs)
+    }
+}

@@ -1,0 +1,12 @@
+/// Everything a prefetch run can be tuned with (DESIGN §6, §8).
+public struct PrefetchOptions: Sendable {
+    public var transfer = TransferLimits()
+    public var image = ImageLimits()
+    public var archive = ArchiveLimits()
+    /// Validation runs beside downloads, in at most this many threads.
+    public var validationWorkers = 2
+    /// Epoch seconds used for `start_time`/`end_time`; the run's start by default.
+    public var now: Double?
+
+    public init() {}
+}

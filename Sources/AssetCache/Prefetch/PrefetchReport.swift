@@ -1,0 +1,102 @@
+/// The result of a run, encoded as the JSON report of DESIGN §6.
+public struct PrefetchReport: Sendable, Encodable {
+    /// The report format's version, bumped when keys change meaning.
+    public static let formatVersion = "1.0.0"
+
+    public var cacheDirectory: String
+    public var durationMs: Int
+    public var messages: [MessageReport]
+    public var assets: [AssetRecord]
+
+    public var totals: Totals {
+        Totals(
+            messages: messages.count,
+            ready: messages.count { $0.verdict.status == .ready },
+            discarded: messages.count { $0.verdict.status == .discarded },
+            deferred: messages.count { $0.verdict.status == .deferred },
+            expired: messages.count { $0.verdict.status == .expired },
+            assets: assets.count,
+            downloadedBytes: assets.reduce(0) { $0 + ($1.outcome == .downloaded ? $1.bytes ?? 0 : 0) })
+    }
+
+    public struct Totals: Sendable, Encodable, Equatable {
+        public var messages, ready, discarded, deferred, expired, assets: Int
+        public var downloadedBytes: Int64
+
+        enum CodingKeys: String, CodingKey {
+            case messages, ready, discarded, deferred, expired, assets
+            case downloadedBytes = "downloaded_bytes"
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case version, messages, assets, totals
+        case cacheDirectory = "cache_dir"
+        case durationMs = "duration_ms"
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(Self.formatVersion, forKey: .version)
+        try container.encode(cacheDirectory, forKey: .cacheDirectory)
+        try container.encode(durationMs, forKey: .durationMs)
+        try container.encode(messages, forKey: .messages)
+        try container.encode(assets, forKey: .assets)
+        try container.encode(totals, forKey: .totals)
+    }
+}
+
+public struct MessageReport: Sendable, Encodable {
+    public var id: String
+    public var verdict: MessageVerdict
+    /// Milliseconds from the start of the run until the message was ready.
+    public var readyMs: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case id, status, reason, detail, assets
+        case readyMs = "ready_ms"
+    }
+
+    private struct LocalAsset: Encodable {
+        var url: String
+        var kind: AssetKind
+        var path: String
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(verdict.status, forKey: .status)
+        try container.encodeIfPresent(verdict.reason, forKey: .reason)
+        try container.encodeIfPresent(verdict.detail, forKey: .detail)
+        try container.encodeIfPresent(readyMs, forKey: .readyMs)
+        try container.encode(verdict.assets.map { LocalAsset(url: $0.url.string, kind: $0.kind, path: $0.path) }, forKey: .assets)
+    }
+}
+
+extension AssetRecord: Encodable {
+    enum CodingKeys: String, CodingKey {
+        case url, kind, outcome, sha256, bytes, path, attempts, error
+    }
+
+    private struct ErrorBody: Encodable {
+        var kind: AssetErrorKind
+        var message: String
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(url.string, forKey: .url)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(outcome, forKey: .outcome)
+        try container.encodeIfPresent(sha256, forKey: .sha256)
+        try container.encodeIfPresent(bytes, forKey: .bytes)
+        try container.encodeIfPresent(path, forKey: .path)
+        try container.encode(attempts, forKey: .attempts)
+        if let failure {
+            try container.encode(ErrorBody(kind: failure.kind, message: failure.message), forKey: .error)
+        } else {
+            try container.encodeNil(forKey: .error)
+        }
+    }
+}

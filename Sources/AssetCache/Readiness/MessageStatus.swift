@@ -1,0 +1,47 @@
+/// A message's verdict (DESIGN §5). Raw values are the report's `status` strings.
+public enum MessageStatus: String, Sendable, Codable {
+    case ready, discarded, deferred, expired
+}
+
+/// Why a message is not shown. Raw values are the report's `reason` strings.
+public enum DiscardReason: String, Sendable, Codable, CaseIterable {
+    case unsupportedMessageType = "unsupported_message_type"
+    case fullWithoutImage = "full_without_image"
+    case imageOnlyModalWithoutImage = "image_only_modal_without_image"
+    case assetDownloadFailed = "asset_download_failed"
+    case assetInvalid = "asset_invalid"
+    // Decided by the delivery engine at display time.
+    case displayTimeout = "display_timeout"
+    case orientationMismatch = "orientation_mismatch"
+    case presenterDiscarded = "presenter_discarded"
+}
+
+/// What the cache can say about one asset URL.
+public enum AssetState: Sendable, Equatable {
+    /// Usable: the object file, or the unpacked directory of a ZIP.
+    case available(path: String)
+    /// Deliberately not prefetched (`prefetch: false`, `cache=false`).
+    case skipped
+    case failed(AssetFailure)
+}
+
+public struct MessageVerdict: Sendable, Equatable {
+    public struct LocalAsset: Sendable, Equatable {
+        public var url: AssetURL
+        public var kind: AssetKind
+        public var path: String
+    }
+
+    public var status: MessageStatus
+    public var reason: DiscardReason?
+    /// For asset discards: the failing asset's `kind: message`.
+    public var detail: String?
+    /// The URL whose failure decided the verdict.
+    public var failingURL: AssetURL?
+    /// The local files of a ready message.
+    public var assets: [LocalAsset]
+
+    static func discarded(_ reason: DiscardReason, detail: String? = nil, url: AssetURL? = nil) -> MessageVerdict {
+        MessageVerdict(status: .discarded, reason: reason, detail: detail, failingURL: url, assets: [])
+    }
+}

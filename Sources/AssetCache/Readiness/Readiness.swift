@@ -1,0 +1,53 @@
+/// The discard rule: given what the cache holds, is a message ready, and if not,
+/// why (DESIGN §5). Pure, so that `run`, `plan` and the delivery engine at display
+/// time all decide the same way.
+public enum Readiness {
+    /// The checks, in the order DESIGN §5 fixes: unsupported type, expired,
+    /// structurally unshowable, deferred, asset failures, ready.
+    public static func verdict(
+        for action: TriggeredAction,
+        at now: Double,
+        asset state: (AssetURL) -> AssetState?
+    ) -> MessageVerdict {
+        let message = action.message
+        if case .unsupported(let type) = message.type {
+            return .discarded(.unsupportedMessageType, detail: "message type '\(type)' is not supported")
+        }
+        if action.isExpired(at: now) {
+            return MessageVerdict(status: .expired, assets: [])
+        }
+        if message.isControl {
+            return MessageVerdict(status: .ready, assets: [])
+        }
+        if message.imageURL == nil {
+            if message.type == .full { return .discarded(.fullWithoutImage) }
+            if message.type == .modal && message.imageStyle == .graphic { return .discarded(.imageOnlyModalWithoutImage) }
+        }
+
+        var local: [MessageVerdict.LocalAsset] = []
+        var deferred = false
+        var failure: (url: AssetURL, failure: AssetFailure)?
+        for (url, kind) in message.assets {
+            if !action.prefetch || url.forbidsCaching {
+                deferred = true
+                continue
+            }
+            switch state(url) {
+            case .available(let path)?:
+                local.append(.init(url: url, kind: kind, path: path))
+            case .skipped?:
+                deferred = true
+            case .failed(let assetFailure)?:
+                if failure == nil { failure = (url, assetFailure) }
+            case nil:
+                if failure == nil { failure = (url, AssetFailure(.offlineMiss, "\(url) is not in the cache")) }
+            }
+        }
+        if deferred { return MessageVerdict(status: .deferred, assets: []) }
+        if let failure {
+            let reason: DiscardReason = failure.failure.kind.isInvalidContent ? .assetInvalid : .assetDownloadFailed
+            return .discarded(reason, detail: failure.failure.description, url: failure.url)
+        }
+        return MessageVerdict(status: .ready, assets: local)
+    }
+}

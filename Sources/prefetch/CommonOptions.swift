@@ -1,0 +1,37 @@
+import ArgumentParser
+import AssetCache
+import Foundation
+
+/// Options every subcommand takes.
+struct CommonOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "The cache directory.",
+        discussion: "Default: $PREFETCH_CACHE_DIR, else $CACHE_DIRECTORY (systemd), else $XDG_CACHE_HOME/prefetch, else ~/.cache/prefetch.",
+        valueName: "dir"))
+    var cacheDir: String?
+
+    @Flag(help: "Print the report as JSON on stdout.")
+    var json = false
+
+    @Flag(help: "Print errors only (for cron).")
+    var quiet = false
+
+    @Flag(help: "List every message, not only the discarded ones.")
+    var verbose = false
+
+    var cacheDirectory: String {
+        let path = cacheDir ?? Self.defaultCacheDirectory(ProcessInfo.processInfo.environment)
+        return URL(fileURLWithPath: path).standardizedFileURL.path
+    }
+
+    static func defaultCacheDirectory(_ environment: [String: String]) -> String {
+        if let dir = environment["PREFETCH_CACHE_DIR"], !dir.isEmpty { return dir }
+        // systemd passes a colon-separated list when a unit names several.
+        if let dirs = environment["CACHE_DIRECTORY"], let first = dirs.split(separator: ":").first {
+            return String(first)
+        }
+        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") { return "\(xdg)/prefetch" }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        return "\(home)/.cache/prefetch"
+    }
+}

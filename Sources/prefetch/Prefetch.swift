@@ -1,0 +1,55 @@
+import ArgumentParser
+import Foundation
+
+@main
+struct Prefetch: AsyncParsableCommand {
+    static let version = "0.1.0"
+
+    static let configuration = CommandConfiguration(
+        commandName: "prefetch",
+        abstract: "Prefetch, validate and cache the assets of in-app messages.",
+        version: version,
+        subcommands: [Run.self],
+        defaultSubcommand: Run.self
+    )
+
+    /// Usage errors exit 2 like every other "nothing was changed" refusal (DESIGN §6),
+    /// not with the argument parser's 64.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(ExitStatus.usage)
+            }
+            exit(withError: error)
+        }
+    }
+}
+
+/// The exit codes of DESIGN §6.
+enum ExitStatus {
+    static let ok: Int32 = 0
+    static let someDiscarded: Int32 = 1
+    static let usage: Int32 = 2
+    static let manifestUnavailable: Int32 = 69
+    static let storage: Int32 = 74
+    static let locked: Int32 = 75
+}
+
+/// A refusal with a message for stderr and the exit code that goes with it.
+struct CommandFailure: Error {
+    var message: String
+    var status: Int32
+
+    func report() -> ExitCode {
+        FileHandle.standardError.write(Data("prefetch: \(message)\n".utf8))
+        return ExitCode(status)
+    }
+}
