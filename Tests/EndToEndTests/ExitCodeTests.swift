@@ -1,0 +1,69 @@
+import FixtureServer
+import Foundation
+import Testing
+
+/// DESIGN §6: 0 all ready, 1 some discarded, 2 refused input with nothing changed.
+@Suite struct ExitCodeTests {
+    @Test func everyMessageReadyExitsZero() async throws {
+        let scratch = try Scratch()
+        let server = try await FixtureServer.start(root: Package.assets.path)
+        let manifest = try scratch.write("m.json", try manifestJSON([
+            inapp("a", ["type": "SLIDEUP", "image_url": server.url("img/gray.png")]),
+            inapp("b", ["type": "HTML_FULL", "zipped_assets_url": server.url("html/bundle.zip")]),
+        ]))
+        let result = try await CommandRunner.prefetch(["run", manifest, "--cache-dir", scratch.path("cache"), "--json"])
+        try await server.stop()
+        #expect(result.status == 0, "\(result.stderr)")
+        let bundle = try #require(try result.report().message("b")?.assets.first?.path)
+        let index = try String(contentsOfFile: "\(bundle)/index.html", encoding: .utf8)
+        #expect(index.contains("<html"))
+    }
+
+    @Test func runIsTheDefaultSubcommand() async throws {
+        let scratch = try Scratch()
+        let manifest = try scratch.write("m.json", try manifestJSON([inapp("c", ["type": "MODAL", "is_control": true])]))
+        let result = try await CommandRunner.prefetch([manifest, "--cache-dir", scratch.path("cache"), "--json"])
+        #expect(result.status == 0)
+        #expect(try result.report().message("c")?.status == "ready")
+    }
+
+    @Test func manifestFromStdin() async throws {
+        let scratch = try Scratch()
+        let json = try manifestJSON([inapp("c", ["type": "FULL"])])
+        let result = try await CommandRunner.prefetch(["run", "-", "--cache-dir", scratch.path("cache"), "--json"], stdin: Data(json.utf8))
+        #expect(result.status == 1)
+        #expect(try result.report().message("c")?.verdict == "discarded:full_without_image")
+    }
+
+    @Test func badManifestExitsTwoNamingThePathAndTouchesNothing() async throws {
+        let scratch = try Scratch()
+        let manifest = try scratch.write("m.json", #"{"triggers": [{"id": "a", "type": "inapp", "data": {"image_url": 42}}]}"#)
+        let result = try await CommandRunner.prefetch(["run", manifest, "--cache-dir", scratch.path("cache")])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("triggers[0].data.image_url"))
+        #expect(scratch.listing() == ["m.json"])
+    }
+
+    @Test func foreignCacheDirectoryExitsTwoAndIsLeftAlone() async throws {
+        let scratch = try Scratch()
+        let manifest = try scratch.write("m.json", try manifestJSON([]))
+        try FileManager.default.createDirectory(atPath: scratch.path("home"), withIntermediateDirectories: true)
+        _ = try scratch.write("home/photo.jpg", "precious")
+        let result = try await CommandRunner.prefetch(["run", manifest, "--cache-dir", scratch.path("home")])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("not a prefetch cache"))
+        #expect(scratch.listing("home") == ["photo.jpg"])
+    }
+
+    @Test func usageErrorExitsTwo() async throws {
+        let result = try await CommandRunner.prefetch(["run", "--no-such-flag"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("--no-such-flag"))
+    }
+
+    @Test func versionExitsZero() async throws {
+        let result = try await CommandRunner.prefetch(["--version"])
+        #expect(result.status == 0)
+        #expect(!result.stdoutText.isEmpty)
+    }
+}

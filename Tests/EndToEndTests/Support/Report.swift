@@ -1,0 +1,47 @@
+/// The JSON report of `prefetch run --json`, decoded by the tests exactly as a
+/// consumer would: through the documented keys only.
+struct Report: Decodable {
+    struct Message: Decodable {
+        struct LocalAsset: Decodable {
+            var url: String
+            var kind: String
+            var path: String
+        }
+        var id: String
+        var status: String
+        var reason: String?
+        var detail: String?
+        var ready_ms: Int?
+        var assets: [LocalAsset]
+        var verdict: String { reason.map { "\(status):\($0)" } ?? status }
+    }
+
+    struct Asset: Decodable {
+        struct Failure: Decodable {
+            var kind: String
+            var message: String
+        }
+        var url: String
+        var kind: String
+        var outcome: String
+        var sha256: String?
+        var bytes: Int?
+        var path: String?
+        var attempts: Int
+        var error: Failure?
+    }
+
+    struct Totals: Decodable {
+        var messages, ready, discarded, deferred, expired, assets, downloaded_bytes: Int
+    }
+
+    var version: String
+    var cache_dir: String
+    var duration_ms: Int
+    var messages: [Message]
+    var assets: [Asset]
+    var totals: Totals
+
+    func message(_ id: String) -> Message? { messages.first { $0.id == id } }
+    func asset(_ url: String) -> Asset? { assets.first { $0.url == url } }
+}
