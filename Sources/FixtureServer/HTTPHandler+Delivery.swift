@@ -100,7 +100,6 @@ extension HTTPHandler {
     ) {
         if case .stall = ending {
             // Logged only when the connection closes: until then it is in flight.
-            stream.close()
             self.stream = nil
         } else {
             // Logged before the last write: a client that has read the whole
@@ -138,6 +137,7 @@ extension HTTPHandler {
             }
         case .stall:
             context.flush()
+            lastWrite.assumeIsolated().whenComplete { _ in stream.close() }
         }
     }
 
