@@ -27,6 +27,13 @@ public enum FixtureServerError: Error, Equatable, CustomStringConvertible {
 /// An HTTP/1.1 server over a folder, on loopback, with fault routes for tests.
 /// It runs on the process-wide NIO event loops and thread pool, so that a
 /// test suite can start many servers cheaply.
+///
+/// Faults are query parameters of any URL (so each fault URL is its own URL)
+/// and combine: `status=N`, `delay_ms=N`, `truncate=N`, `reset=1`,
+/// `fail_first=N` (`fail_status=S`, default 503), `cache_control=V`,
+/// `expires=V`, `retry_after=V`, `redirect=URL`, `redirect_loop=1`,
+/// `chunked=1`, `endless=1`, `stall_after=N`, `rate=BYTES_PER_SEC`.
+/// A malformed value of one of these is answered with 400.
 public final class FixtureServer: Sendable {
     /// "http://127.0.0.1:PORT", no trailing slash.
     public let baseURL: String
