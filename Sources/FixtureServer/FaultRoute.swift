@@ -1,0 +1,116 @@
+/// The faults a request asks for through its query. Unknown parameters are
+/// ignored (clients add their own, such as cache busters); a known one with a
+/// bad value is reported in `problems` so a typo is not silently a plain 200.
+struct FaultRoute: Equatable {
+    var status: Int?
+    var delayMilliseconds = 0
+    var truncate: Int?
+    var reset = false
+    var failFirst = 0
+    var failStatus = 503
+    var cacheControl: String?
+    var expires: String?
+    var retryAfter: String?
+    var redirect: String?
+    var redirectLoop = false
+    var chunked = false
+    var endless = false
+    var stallAfter: Int?
+    var rate: Int?
+    var problems: [String] = []
+
+    init(query: String?) {
+        for pair in (query ?? "").split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(parts[0]).percentDecoded(plusAsSpace: true)
+            let value = parts.count > 1 ? String(parts[1]).percentDecoded(plusAsSpace: true) : ""
+            apply(name: name, value: value)
+        }
+    }
+
+    private mutating func apply(name: String, value: String) {
+        switch name {
+        case "status": status = statusCode(name, value)
+        case "delay_ms": delayMilliseconds = count(name, value) ?? 0
+        case "truncate": truncate = count(name, value)
+        case "reset": reset = flag(name, value)
+        case "fail_first": failFirst = count(name, value) ?? 0
+        case "fail_status": failStatus = statusCode(name, value) ?? 503
+        case "cache_control": cacheControl = value
+        case "expires": expires = value
+        case "retry_after": retryAfter = value
+        case "redirect": redirect = value
+        case "redirect_loop": redirectLoop = flag(name, value)
+        case "chunked": chunked = flag(name, value)
+        case "endless": endless = flag(name, value)
+        case "stall_after": stallAfter = count(name, value)
+        case "rate":
+            rate = count(name, value)
+            if rate == 0 {
+                rate = nil
+                problems.append("rate must be at least 1 byte per second")
+            }
+        default: break
+        }
+    }
+
+    private mutating func count(_ name: String, _ value: String) -> Int? {
+        guard let number = Int(value), number >= 0 else {
+            problems.append("\(name) must be a non-negative integer, not '\(value)'")
+            return nil
+        }
+        return number
+    }
+
+    private mutating func statusCode(_ name: String, _ value: String) -> Int? {
+        // 1xx heads are not final responses, so they cannot stand in for one.
+        guard let code = Int(value), (200...999).contains(code) else {
+            problems.append("\(name) must be a status code from 200 to 999, not '\(value)'")
+            return nil
+        }
+        return code
+    }
+
+    private mutating func flag(_ name: String, _ value: String) -> Bool {
+        switch value {
+        case "1", "true", "": return true
+        case "0", "false": return false
+        default:
+            problems.append("\(name) must be 1 or 0, not '\(value)'")
+            return false
+        }
+    }
+
+    /// Headers the query asks to add to whatever response is sent.
+    var extraHeaders: [(String, String)] {
+        var headers: [(String, String)] = []
+        if let cacheControl { headers.append(("Cache-Control", cacheControl)) }
+        if let expires { headers.append(("Expires", expires)) }
+        if let retryAfter { headers.append(("Retry-After", retryAfter)) }
+        return headers
+    }
+
+    /// How many body bytes to send before cutting or stalling, and which of
+    /// the two; nil sends the whole body.
+    var bodyCut: BodyCut? {
+        switch (truncate, stallAfter) {
+        case let (t?, s?): t <= s ? .truncate(t) : .stall(s)
+        case let (t?, nil): .truncate(t)
+        case let (nil, s?): .stall(s)
+        case (nil, nil): nil
+        }
+    }
+}
+
+enum BodyCut: Equatable {
+    /// Send this many bytes, then close the connection.
+    case truncate(Int)
+    /// Send this many bytes, then nothing more while the connection lives.
+    case stall(Int)
+
+    var bytes: Int {
+        switch self {
+        case .truncate(let n), .stall(let n): n
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import ArgumentParser
+import FixtureServer
+import Foundation
+
+@main
+struct FixtureServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fixture-server",
+        abstract: "Serve a folder over HTTP on loopback, with fault routes for tests.",
+        discussion: """
+            Prints its base URL as one line on stdout, then serves until SIGINT or SIGTERM.
+            Fault query parameters: status, delay_ms, truncate, reset, fail_first, fail_status, \
+            cache_control, expires, retry_after, redirect, redirect_loop, chunked, endless, \
+            stall_after, rate.
+            """)
+
+    @Option(help: "The folder to serve.")
+    var root: String
+
+    @Option(help: "The loopback address to listen on: 127.0.0.1, ::1 or localhost.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on; 0 picks a free one.")
+    var port = 0
+
+    @Option(help: "Append one JSON line per completed request to this file.")
+    var log: String?
+
+    func validate() throws {
+        guard (0...65535).contains(port) else {
+            throw ValidationError("--port must be from 0 to 65535, not \(port).")
+        }
+    }
+
+    func run() async throws {
+        let logFile = try log.map { path in
+            do { return try RequestLogFile(path: path) } catch { throw Self.fail("\(error)") }
+        }
+        let server: FixtureServer
+        do {
+            server = try await FixtureServer.start(root: root, host: host, port: port) { request in
+                logFile?.append(request)
+            }
+        } catch let error as FixtureServerError {
+            throw Self.fail(error.description)
+        }
+        FileHandle.standardOutput.write(Data((server.baseURL + "\n").utf8))
+        await Termination.signal()
+        try await server.stop()
+    }
+
+    private static func fail(_ message: String) -> ExitCode {
+        FileHandle.standardError.write(Data("fixture-server: error: \(message)\n".utf8))
+        return ExitCode(2)
+    }
+
+    /// Usage errors exit 2, as every CLI of this package does (DESIGN §6),
+    /// rather than the parser's default of 64.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
+            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            exit(withError: ExitCode(2))
+        }
+    }
+}
