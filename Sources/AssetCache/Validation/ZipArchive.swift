@@ -83,7 +83,7 @@ final class ZipArchive {
             let head = FileHead.read(path: path, count: ContentDescription.sampleLength)
             let description = (try? head.get()).map { " (\(ContentDescription.describe($0)))" } ?? ""
             return AssetFailure(.invalidArchive, "not a ZIP archive: \(message)\(description)")
-        case ZIP_ER_OPEN, ZIP_ER_READ, ZIP_ER_SEEK, ZIP_ER_MEMORY:
+        case ZIP_ER_NOENT, ZIP_ER_OPEN, ZIP_ER_READ, ZIP_ER_SEEK, ZIP_ER_MEMORY:
             return AssetFailure(.storage, "cannot read '\(path)': \(message)")
         default:
             return AssetFailure(.invalidArchive, "unreadable ZIP archive: \(message)")
