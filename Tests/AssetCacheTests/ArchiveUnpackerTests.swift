@@ -169,3 +169,47 @@ import Testing
         #expect(check("a☺b", raw: [0x61, 0x01, 0x62]).validationFailure?.kind == .unsafeArchive)
     }
 }
+
+/// Rules across entries and on file types, on entries no fixture carries.
+@Suite struct ArchiveEntryChecksTests {
+    private func entry(_ name: String, mode: UInt32? = nil, size: Int64 = 0) -> ArchiveEntry {
+        ArchiveEntry(
+            index: 0, name: name, rawName: Array(name.utf8), size: size, compressedSize: size,
+            compressionMethod: 0, encryptionMethod: 0, unixMode: mode
+        )
+    }
+
+    private func admit(_ entries: [ArchiveEntry]) -> AssetFailure? {
+        var checks = ArchiveEntryChecks(limits: ArchiveLimits())
+        do throws(AssetFailure) {
+            for entry in entries { _ = try checks.admit(entry) }
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func directoryListedAfterItsFilesIsFine() {
+        #expect(admit([entry("img/logo.png"), entry("img/"), entry("img/a/")]) == nil)
+    }
+
+    @Test func directoryAndFileOfTheSameNameClash() {
+        #expect(admit([entry("img/"), entry("img")]) == AssetFailure(.unsafeArchive, "entry 'img' is both a file and a directory"))
+        #expect(admit([entry("img"), entry("img/")]) == AssetFailure(.unsafeArchive, "entry 'img/' is both a file and a directory"))
+        #expect(admit([entry("a/b"), entry("a")]) == AssetFailure(.unsafeArchive, "entry 'a' is both a file and a directory"))
+    }
+
+    @Test func repeatedDirectoryIsADuplicate() {
+        #expect(admit([entry("img/"), entry("img/")]) == AssetFailure(.unsafeArchive, "entry 'img/' appears twice"))
+    }
+
+    @Test func fileTypesFromUnixModes() {
+        #expect(admit([entry("a", mode: 0o100644), entry("d/", mode: 0o040755), entry("n", mode: 0)]) == nil)
+        #expect(admit([entry("p", mode: 0o010644)]) == AssetFailure(.unsafeArchive, "entry 'p' is a FIFO"))
+        #expect(admit([entry("b", mode: 0o060644)]) == AssetFailure(.unsafeArchive, "entry 'b' is a device"))
+    }
+
+    @Test func directoryWithDataIsInvalid() {
+        #expect(admit([entry("d/", size: 3)]) == AssetFailure(.invalidArchive, "directory entry 'd/' has 3 bytes of data"))
+    }
+}
