@@ -9,7 +9,7 @@ import Glibc
 
 /// Real libcurl transfers that need no HTTP server: refused connections, a
 /// listener that never answers, schemes libcurl must refuse. The tests against
-/// the fixture server are in TransferEngineTests.swift.pending until it lands.
+/// the fixture server wait in Tests/Pending/TransferEngineFixtureTests.swift.
 @Suite struct TransferEngineTests {
     @Test func fileURLIsRefusedAsUnsupportedScheme() async throws {
         let dir = try TemporaryDirectory()
@@ -66,10 +66,9 @@ import Glibc
         let engine = try TransferEngine()
         defer { engine.shutdown() }
 
-        let task = Task {
-            await engine.fetch(TransferRequest(url: "http://127.0.0.1:\(listener.port)/hang", destination: dir.path + "/out"))
-        }
-        try await Task.sleep(for: .milliseconds(200))
+        let request = TransferRequest(url: "http://127.0.0.1:\(listener.port)/hang", destination: dir.path + "/out")
+        let task = Task { await engine.fetch(request) }
+        try await listener.waitForConnection()
         task.cancel()
         let result = await task.value
 
@@ -84,9 +83,10 @@ import Glibc
         let engine = try TransferEngine()
         defer { engine.shutdown() }
 
+        let request = TransferRequest(url: "http://127.0.0.1:\(listener.port)/x", destination: dir.path + "/out")
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
-            return await engine.fetch(TransferRequest(url: "http://127.0.0.1:\(listener.port)/x", destination: dir.path + "/out"))
+            return await engine.fetch(request)
         }
         let result = await task.value
 
@@ -234,6 +234,17 @@ final class SilentListener {
 
     deinit {
         close(descriptor)
+    }
+
+    /// Returns once a client has connected (the listening socket turns readable).
+    func waitForConnection(timeout: Duration = .seconds(10)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            if poll(&entry, 1, 0) == 1 { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        Issue.record("no client connected within \(timeout)")
     }
 }
 
