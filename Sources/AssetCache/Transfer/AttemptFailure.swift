@@ -15,10 +15,11 @@ struct AttemptFailure: Equatable {
         )
     }
 
-    /// `detail` is libcurl's error buffer, which names the host, port or limit
+    /// `url` is the URL that failed (after redirects); `requestedURL` the one asked
+    /// for. `detail` is libcurl's error buffer, which names the host, port or limit
     /// involved; its generic strerror text is the fallback.
     static func curl(
-        _ code: CURLcode, url: String, detail: String, limits: TransferLimits, redirectURL: String?
+        _ code: CURLcode, url: String, requestedURL: String, detail: String, limits: TransferLimits
     ) -> AttemptFailure {
         let detail = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
         switch code {
@@ -26,12 +27,13 @@ struct AttemptFailure: Equatable {
             return AttemptFailure(failure: AssetFailure(.timeout, "timed out fetching \(url): \(detail)"), isTransient: true)
         case CURLE_TOO_MANY_REDIRECTS:
             return AttemptFailure(
-                failure: AssetFailure(.redirects, "more than \(limits.maxRedirects) redirects from \(url)"),
+                failure: AssetFailure(.redirects, "more than \(limits.maxRedirects) redirects from \(requestedURL)"),
                 isTransient: false
             )
         case CURLE_UNSUPPORTED_PROTOCOL:
-            let message = if let redirectURL {
-                "\(url) redirects to \(redirectURL), which is not http or https"
+            // libcurl has already moved the effective URL to the refused target.
+            let message = if url != requestedURL {
+                "\(requestedURL) redirects to \(url), which is not http or https"
             } else {
                 "\(url) is not an http or https URL"
             }

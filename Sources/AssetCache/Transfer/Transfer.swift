@@ -140,11 +140,6 @@ final class Transfer: TransferQueueItem {
         if ccurl_easy_getinfo_string(easy, CURLINFO_EFFECTIVE_URL, &urlPointer) == CURLE_OK, let urlPointer {
             effectiveURL = String(cString: urlPointer)
         }
-        var redirectPointer: UnsafeMutablePointer<CChar>?
-        var redirectURL: String?
-        if ccurl_easy_getinfo_string(easy, CURLINFO_REDIRECT_URL, &redirectPointer) == CURLE_OK, let redirectPointer {
-            redirectURL = String(cString: redirectPointer)
-        }
         let detail = String(cString: errorBuffer)
         releaseHandle()
 
@@ -153,7 +148,7 @@ final class Transfer: TransferQueueItem {
             return (AttemptFailure(failure: callbackFailure, isTransient: false), nil)
         }
         if code != CURLE_OK {
-            return (AttemptFailure.curl(code, url: effectiveURL, detail: detail, limits: limits, redirectURL: redirectURL), retryAfter)
+            return (AttemptFailure.curl(code, url: effectiveURL, requestedURL: request.url, detail: detail, limits: limits), retryAfter)
         }
         switch status {
         case 200..<300:
