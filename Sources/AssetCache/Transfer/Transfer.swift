@@ -89,8 +89,10 @@ final class Transfer: TransferQueueItem {
         set(ccurl_easy_setopt_long(easy, CURLOPT_MAXREDIRS, limits.maxRedirects))
         set(ccurl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(limits.connectTimeout)))
         set(ccurl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(limits.maxTime)))
-        set(ccurl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, max(1, limits.stallBytesPerSecond)))
-        set(ccurl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, Int(limits.stallTimeout.rounded(.up)))))
+        if limits.stallTimeout > 0, limits.stallBytesPerSecond > 0 {
+            set(ccurl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, limits.stallBytesPerSecond))
+            set(ccurl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, Int(limits.stallTimeout.rounded(.up)))))
+        }
         // libcurl 7.88 checks this only against a Content-Length it was told;
         // the write callback enforces the cap on what actually arrives.
         set(ccurl_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limits.maxAssetSize)))
@@ -227,8 +229,9 @@ final class Transfer: TransferQueueItem {
         }
     }
 
+    /// 0 is libcurl's "no limit" (for connecting: its 300 s default).
     private static func milliseconds(_ seconds: Double) -> Int {
-        max(1, Int((seconds * 1000).rounded()))
+        seconds > 0 ? max(1, Int((seconds * 1000).rounded(.up))) : 0
     }
 
     static func hostKey(of url: String) -> String {

@@ -5,7 +5,7 @@ public struct TransferLimits: Sendable, Equatable {
     public var concurrency = 8
     public var perHost = 6
     public var maxAssetSize: Int64 = 50 * 1024 * 1024
-    /// Seconds.
+    /// Seconds. For the three timeouts, 0 means none, as it does for curl.
     public var connectTimeout: Double = 10
     /// A transfer is aborted once it has stayed under `stallBytesPerSecond` for
     /// this many seconds (libcurl counts whole seconds: rounded up).

@@ -14,7 +14,8 @@ public struct TransferResult: Sendable {
     public var headers: ResponseHeaders
     /// Requests made, retries included.
     public var attempts: Int
-    /// nil exactly when `status` is 2xx or 304.
+    /// nil exactly when the last request completed with a 2xx or 304. A body cut
+    /// short or over the cap keeps its 2xx `status` and has a failure.
     public var failure: AssetFailure?
 
     public init(
