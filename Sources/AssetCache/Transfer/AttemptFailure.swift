@@ -1,0 +1,66 @@
+import CCurl
+
+/// Why one request failed, and whether another request could fare better.
+struct AttemptFailure: Equatable {
+    var failure: AssetFailure
+    /// 408, 429, 5xx, network errors and timeouts (DESIGN §8); never a failure a
+    /// second identical request would repeat.
+    var isTransient: Bool
+
+    /// A response did arrive, with a status that is neither 2xx nor 304.
+    static func http(status: Int, from url: String) -> AttemptFailure {
+        AttemptFailure(
+            failure: AssetFailure(.httpStatus, "HTTP \(status) from \(url)"),
+            isTransient: status == 408 || status == 429 || (500..<600).contains(status)
+        )
+    }
+
+    /// `url` is the URL that failed (after redirects); `requestedURL` the one asked
+    /// for. `detail` is libcurl's error buffer, which names the host, port or limit
+    /// involved; its generic strerror text is the fallback.
+    static func curl(
+        _ code: CURLcode, url: String, requestedURL: String, detail: String, limits: TransferLimits
+    ) -> AttemptFailure {
+        let detail = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        switch code {
+        case CURLE_OPERATION_TIMEDOUT:
+            return AttemptFailure(failure: AssetFailure(.timeout, "timed out fetching \(url): \(detail)"), isTransient: true)
+        case CURLE_TOO_MANY_REDIRECTS:
+            return AttemptFailure(
+                failure: AssetFailure(.redirects, "more than \(limits.maxRedirects) redirects from \(requestedURL)"),
+                isTransient: false
+            )
+        case CURLE_UNSUPPORTED_PROTOCOL:
+            // libcurl has already moved the effective URL to the refused target.
+            let message = if url != requestedURL {
+                "\(requestedURL) redirects to \(url), which is not http or https"
+            } else {
+                "\(url) is not an http or https URL"
+            }
+            return AttemptFailure(failure: AssetFailure(.unsupportedScheme, message), isTransient: false)
+        case CURLE_FILESIZE_EXCEEDED:
+            return AttemptFailure(failure: tooLarge(url: url, limit: limits.maxAssetSize), isTransient: false)
+        case CURLE_URL_MALFORMAT:
+            return AttemptFailure(failure: AssetFailure(.network, "malformed URL \(url): \(detail)"), isTransient: false)
+        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CERTPROBLEM:
+            // Certificates do not change between attempts: retrying only adds delay.
+            return AttemptFailure(failure: AssetFailure(.network, "TLS failure fetching \(url): \(detail)"), isTransient: false)
+        default:
+            return AttemptFailure(failure: AssetFailure(.network, "could not fetch \(url): \(detail)"), isTransient: true)
+        }
+    }
+
+    static func tooLarge(url: String, limit: Int64) -> AssetFailure {
+        AssetFailure(.tooLarge, "body of \(url) exceeds the \(describe(bytes: limit)) limit")
+    }
+
+    /// Powers of 1024 as the CLI's SIZE arguments are, so that "--max-asset-size
+    /// 50M" comes back as "50 MiB".
+    static func describe(bytes: Int64) -> String {
+        for (unit, size) in [("GiB", Int64(1) << 30), ("MiB", Int64(1) << 20), ("KiB", Int64(1) << 10)]
+        where bytes >= size && bytes % size == 0 {
+            return "\(bytes / size) \(unit)"
+        }
+        return "\(bytes) bytes"
+    }
+}

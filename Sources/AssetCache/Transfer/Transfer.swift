@@ -1,0 +1,244 @@
+import CCurl
+
+/// One fetch, across all its attempts. Lives on the multi thread only; libcurl's
+/// callbacks find it through the pointer given as CURLOPT_PRIVATE, WRITEDATA and
+/// HEADERDATA, which stays valid because the loop holds the transfer while a
+/// request is in flight.
+final class Transfer: TransferQueueItem {
+    static let userAgent = "prefetch/0.1 (AssetCache)"
+
+    let request: TransferRequest
+    let ticket: TransferTicket
+    let sequence: Int
+    /// scheme://host:port, for the per-host limit.
+    let hostKey: String
+    var priority: Int { request.priority }
+    /// When a transfer waiting to retry may go back into the queue.
+    var retryAt: ContinuousClock.Instant?
+    private(set) var attempts = 0
+    private(set) var easy: UnsafeMutableRawPointer?
+
+    private let continuation: CheckedContinuation<TransferResult, Never>
+    private let maxAssetSize: Int64
+    private var isFinished = false
+    private var requestHeaders: UnsafeMutablePointer<curl_slist>?
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+    private var head = ResponseHead()
+    private var sink: BodySink
+    /// Body bytes of a non-2xx response: counted against the size cap, never written.
+    private var discardedBytes: Int64 = 0
+    /// Set when a callback aborts the request; libcurl then reports only a generic
+    /// write error.
+    private var callbackFailure: AssetFailure?
+    private var status = 0
+    private var effectiveURL: String
+
+    init(submission: TransferSubmission, sequence: Int, maxAssetSize: Int64) {
+        request = submission.request
+        ticket = submission.ticket
+        continuation = submission.continuation
+        self.sequence = sequence
+        self.maxAssetSize = maxAssetSize
+        hostKey = Self.hostKey(of: submission.request.url)
+        effectiveURL = submission.request.url
+        sink = BodySink(path: submission.request.destination)
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+    }
+
+    deinit {
+        releaseHandle()
+        sink.closeFile()
+        errorBuffer.deallocate()
+    }
+
+    // MARK: attempts
+
+    /// A fresh easy handle for each request: connections are reused through the
+    /// multi handle's connection cache, which outlives easy handles.
+    func beginAttempt(limits: TransferLimits) -> AttemptFailure? {
+        attempts += 1
+        head = ResponseHead()
+        discardedBytes = 0
+        callbackFailure = nil
+        status = 0
+        errorBuffer[0] = 0
+        guard let easy = curl_easy_init() else {
+            return AttemptFailure(failure: AssetFailure(.network, "libcurl could not create a handle for \(request.url)"), isTransient: false)
+        }
+        self.easy = easy
+        for header in request.headers {
+            requestHeaders = curl_slist_append(requestHeaders, header)
+        }
+        let context = Unmanaged.passUnretained(self).toOpaque()
+
+        var result = CURLE_OK
+        func set(_ code: CURLcode) {
+            if result == CURLE_OK { result = code }
+        }
+        set(ccurl_easy_setopt_string(easy, CURLOPT_URL, request.url))
+        set(ccurl_easy_setopt_pointer(easy, CURLOPT_PRIVATE, context))
+        set(ccurl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer))
+        // Signals would need the process's handlers; timeouts work without them.
+        set(ccurl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1))
+        // Debian's libcurl also speaks file, ftp, smb, …: an asset URL or a
+        // redirect must not reach them.
+        set(ccurl_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"))
+        set(ccurl_easy_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"))
+        set(ccurl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 1))
+        set(ccurl_easy_setopt_long(easy, CURLOPT_MAXREDIRS, limits.maxRedirects))
+        set(ccurl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(limits.connectTimeout)))
+        set(ccurl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(limits.maxTime)))
+        if limits.stallTimeout > 0, limits.stallBytesPerSecond > 0 {
+            set(ccurl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, limits.stallBytesPerSecond))
+            set(ccurl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, Int(limits.stallTimeout.rounded(.up)))))
+        }
+        // libcurl 7.88 checks this only against a Content-Length it was told;
+        // the write callback enforces the cap on what actually arrives.
+        set(ccurl_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limits.maxAssetSize)))
+        if let rate = limits.limitRate {
+            set(ccurl_easy_setopt_off_t(easy, CURLOPT_MAX_RECV_SPEED_LARGE, curl_off_t(rate)))
+        }
+        if let caCertFile = limits.caCertFile {
+            set(ccurl_easy_setopt_string(easy, CURLOPT_CAINFO, caCertFile))
+        }
+        set(ccurl_easy_setopt_string(easy, CURLOPT_USERAGENT, Self.userAgent))
+        // No CURLOPT_ACCEPT_ENCODING: a compressed body would break Range and let a
+        // small download inflate past the cap. No FAILONERROR: the status is read
+        // after the fact, so 4xx and 5xx stay distinguishable.
+        if requestHeaders != nil {
+            set(ccurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, requestHeaders))
+        }
+        set(ccurl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context))
+        set(ccurl_easy_setopt_header_callback(easy) { buffer, size, count, context in
+            let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+            transfer.head.consume(line: UnsafeRawBufferPointer(start: buffer, count: size * count))
+            return size * count
+        })
+        set(ccurl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context))
+        set(ccurl_easy_setopt_write_callback(easy) { buffer, size, count, context in
+            let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+            return transfer.receiveBody(UnsafeRawBufferPointer(start: buffer, count: size * count))
+        })
+        guard result == CURLE_OK else {
+            return AttemptFailure(
+                failure: AssetFailure(.network, "libcurl refused an option for \(request.url): \(String(cString: curl_easy_strerror(result)))"),
+                isTransient: false
+            )
+        }
+        return nil
+    }
+
+    /// Returns nil when the request succeeded (2xx with its whole body, or 304).
+    /// The caller has already removed the handle from the multi handle.
+    func endAttempt(_ code: CURLcode, limits: TransferLimits) -> (failure: AttemptFailure?, retryAfter: String?) {
+        guard let easy else {
+            return (AttemptFailure(failure: AssetFailure(.network, "no request was made for \(request.url)"), isTransient: false), nil)
+        }
+        var responseCode = 0
+        _ = ccurl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &responseCode)
+        status = responseCode
+        var urlPointer: UnsafeMutablePointer<CChar>?
+        if ccurl_easy_getinfo_string(easy, CURLINFO_EFFECTIVE_URL, &urlPointer) == CURLE_OK, let urlPointer {
+            effectiveURL = String(cString: urlPointer)
+        }
+        let detail = String(cString: errorBuffer)
+        releaseHandle()
+
+        let retryAfter = head.headers["retry-after"]
+        if let callbackFailure {
+            return (AttemptFailure(failure: callbackFailure, isTransient: false), nil)
+        }
+        if code != CURLE_OK {
+            return (AttemptFailure.curl(code, url: effectiveURL, requestedURL: request.url, detail: detail, limits: limits), retryAfter)
+        }
+        switch status {
+        case 200..<300:
+            if let failure = sink.openIfNeeded() {
+                return (AttemptFailure(failure: failure, isTransient: false), nil)
+            }
+            return (nil, nil)
+        case 304:
+            return (nil, nil)
+        case 0:
+            return (AttemptFailure(failure: AssetFailure(.network, "no HTTP response from \(effectiveURL)"), isTransient: true), nil)
+        default:
+            return (AttemptFailure.http(status: status, from: effectiveURL), retryAfter)
+        }
+    }
+
+    /// Removes this attempt's handle without a result: for cancellation and shutdown.
+    func abandonAttempt() {
+        releaseHandle()
+    }
+
+    func prepareRetry() {
+        sink.startOver()
+    }
+
+    // MARK: ending
+
+    /// Resumes the awaiting task exactly once.
+    func finish(failure: AssetFailure?) {
+        guard !isFinished else { return }
+        isFinished = true
+        sink.closeFile()
+        let result = TransferResult(
+            url: request.url,
+            effectiveURL: effectiveURL,
+            status: status,
+            bytes: sink.bytes,
+            sha256: sink.sha256Hex,
+            headers: status == 0 ? ResponseHeaders() : head.headers,
+            attempts: attempts,
+            failure: failure
+        )
+        continuation.resume(returning: result)
+    }
+
+    // MARK: callbacks
+
+    /// Only a 2xx body lands in the destination; anything else (an error page) is
+    /// drained and counted so that an endless error body still hits the cap.
+    private func receiveBody(_ buffer: UnsafeRawBufferPointer) -> Int {
+        let received = Int64(buffer.count)
+        let total = (head.isSuccess ? sink.bytes : discardedBytes) + received
+        if total > maxAssetSize {
+            callbackFailure = AttemptFailure.tooLarge(url: request.url, limit: maxAssetSize)
+            return 0
+        }
+        guard head.isSuccess else {
+            discardedBytes = total
+            return buffer.count
+        }
+        if let failure = sink.append(buffer) {
+            callbackFailure = failure
+            return 0
+        }
+        return buffer.count
+    }
+
+    private func releaseHandle() {
+        if let easy {
+            curl_easy_cleanup(easy)
+            self.easy = nil
+        }
+        if let requestHeaders {
+            curl_slist_free_all(requestHeaders)
+            self.requestHeaders = nil
+        }
+    }
+
+    /// 0 is libcurl's "no limit" (for connecting: its 300 s default).
+    private static func milliseconds(_ seconds: Double) -> Int {
+        seconds > 0 ? max(1, Int((seconds * 1000).rounded(.up))) : 0
+    }
+
+    static func hostKey(of url: String) -> String {
+        guard let separator = url.firstRange(of: "://") else { return url.lowercased() }
+        let scheme = url[..<separator.lowerBound]
+        let authority = url[separator.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let hostAndPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? authority
+        return "\(scheme)://\(hostAndPort)".lowercased()
+    }
+}

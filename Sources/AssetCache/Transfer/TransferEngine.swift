@@ -1,0 +1,77 @@
+import CCurl
+import Foundation
+import Synchronization
+
+/// Downloads assets with libcurl's multi interface.
+///
+/// One dedicated thread owns the multi handle and blocks in `curl_multi_poll`;
+/// blocking there would starve Swift's cooperative pool, so it is a `Thread` of
+/// its own. `fetch` hands work over through a mutex-guarded inbox and
+/// `curl_multi_wakeup`, and suspends on a continuation the thread resumes.
+public final class TransferEngine: Sendable {
+    private let inbox: TransferInbox
+    private let nextID = Atomic<UInt64>(0)
+
+    public init(limits: TransferLimits = .init()) throws {
+        try CurlGlobal.initialize()
+        guard let raw = curl_multi_init() else {
+            throw TransferEngineError("libcurl could not create a multi handle")
+        }
+        // Also capped in Swift; this keeps libcurl's connection pool to the same bound.
+        ccurl_multi_setopt_long(raw, CURLMOPT_MAX_HOST_CONNECTIONS, max(1, limits.perHost))
+        let multi = MultiHandle(raw: raw)
+        let inbox = TransferInbox(multi: multi)
+        self.inbox = inbox
+        let thread = Thread {
+            TransferLoop(multi: multi, inbox: inbox, limits: limits).run()
+        }
+        thread.name = "AssetCache.TransferEngine"
+        thread.start()
+    }
+
+    deinit {
+        inbox.close()
+    }
+
+    /// Suspends until the transfer, with its retries, ends. Cancelling the task
+    /// cancels the transfer: the result fails with kind `.network`, and a
+    /// partial file is left in place.
+    public func fetch(_ request: TransferRequest) async -> TransferResult {
+        let ticket = TransferTicket(id: nextID.wrappingAdd(1, ordering: .relaxed).newValue)
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let submission = TransferSubmission(request: request, ticket: ticket, continuation: continuation)
+                if !inbox.post(.start(submission)) {
+                    continuation.resume(returning: Self.refused(request))
+                }
+            }
+        } onCancel: {
+            ticket.cancel()
+            _ = inbox.post(.cancel(ticket.id))
+        }
+    }
+
+    /// Stops the multi thread; transfers still pending end with a failure, and
+    /// later fetches fail at once. Idempotent; does not wait for the thread.
+    public func shutdown() {
+        inbox.close()
+    }
+
+    private static func refused(_ request: TransferRequest) -> TransferResult {
+        TransferResult(
+            url: request.url, effectiveURL: request.url, status: 0, bytes: 0,
+            sha256: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+            headers: ResponseHeaders(), attempts: 0,
+            failure: AssetFailure(.network, "transfer engine shut down before \(request.url) started")
+        )
+    }
+}
+
+/// The engine itself could not be set up; no transfer was attempted.
+struct TransferEngineError: Error, CustomStringConvertible {
+    var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}

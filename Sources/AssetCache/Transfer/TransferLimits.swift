@@ -1,0 +1,25 @@
+/// How hard the transfer engine may push, and when it gives up (DESIGN §8).
+public struct TransferLimits: Sendable, Equatable {
+    /// Transfers handed to libcurl at once; the rest wait in the engine's own
+    /// priority queue because libcurl's pending queue is first-in first-out.
+    public var concurrency = 8
+    public var perHost = 6
+    public var maxAssetSize: Int64 = 50 * 1024 * 1024
+    /// Seconds. For the three timeouts, 0 means none, as it does for curl.
+    public var connectTimeout: Double = 10
+    /// A transfer is aborted once it has stayed under `stallBytesPerSecond` for
+    /// this many seconds (libcurl counts whole seconds: rounded up).
+    public var stallTimeout: Double = 15
+    public var stallBytesPerSecond = 1024
+    /// Seconds, per request.
+    public var maxTime: Double = 120
+    /// libcurl 7.88 follows redirects without limit unless told otherwise.
+    public var maxRedirects = 5
+    /// At most `retries + 1` requests per transfer.
+    public var retries = 3
+    /// Bytes per second per transfer.
+    public var limitRate: Int64? = nil
+    public var caCertFile: String? = nil
+
+    public init() {}
+}

@@ -1,0 +1,222 @@
+import CCurl
+
+/// Everything the multi thread owns: the multi handle, the priority queue, the
+/// transfers in flight and those waiting to retry. Only that thread touches it,
+/// so none of it needs a lock; other threads reach it through the inbox.
+final class TransferLoop {
+    private let multi: UnsafeMutableRawPointer
+    private let inbox: TransferInbox
+    private let limits: TransferLimits
+    private let retryPolicy: TransferRetryPolicy
+    private let clock = ContinuousClock()
+
+    private var pending = TransferQueue<Transfer>()
+    /// Backing off between attempts. Their deadlines bound the poll timeout, so
+    /// no thread sleeps for a retry.
+    private var waiting: [Transfer] = []
+    private var active: [UInt64: Transfer] = [:]
+    private var activePerHost: [String: Int] = [:]
+    private var nextSequence = 0
+
+    /// The longest the thread blocks in curl_multi_poll with nothing to wake it;
+    /// libcurl shortens it to its own timers, the inbox wakes it early.
+    private static let idlePollMilliseconds = 1000
+
+    init(multi: MultiHandle, inbox: TransferInbox, limits: TransferLimits) {
+        self.multi = multi.raw
+        self.inbox = inbox
+        var limits = limits
+        limits.concurrency = max(1, limits.concurrency)
+        limits.perHost = max(1, limits.perHost)
+        self.limits = limits
+        retryPolicy = TransferRetryPolicy(retries: max(0, limits.retries))
+    }
+
+    func run() {
+        while true {
+            let (commands, isClosed) = inbox.take()
+            if isClosed {
+                shutDown(unstarted: commands)
+                return
+            }
+            for command in commands { handle(command) }
+            requeueDueRetries()
+            startTransfers()
+
+            var running: Int32 = 0
+            curl_multi_perform(multi, &running)
+            if collectFinished() {
+                // Freed slots: fill them before sleeping.
+                continue
+            }
+            curl_multi_poll(multi, nil, 0, Int32(pollTimeout()), nil)
+        }
+    }
+
+    // MARK: inbox
+
+    private func handle(_ command: TransferCommand) {
+        switch command {
+        case .start(let submission):
+            let transfer = Transfer(submission: submission, sequence: nextSequence, maxAssetSize: limits.maxAssetSize)
+            nextSequence += 1
+            if transfer.ticket.isCancelled {
+                transfer.finish(failure: Self.cancelled(transfer))
+            } else {
+                pending.insert(transfer)
+            }
+        case .cancel(let id):
+            cancel(id: id)
+        }
+    }
+
+    private func cancel(id: UInt64) {
+        let transfer: Transfer
+        if let found = active[id] {
+            detach(found)
+            found.abandonAttempt()
+            transfer = found
+        } else if let found = pending.remove(where: { $0.ticket.id == id }) {
+            transfer = found
+        } else if let index = waiting.firstIndex(where: { $0.ticket.id == id }) {
+            transfer = waiting.remove(at: index)
+        } else {
+            // Already finished, or not here yet: its start will see the ticket's flag.
+            return
+        }
+        transfer.finish(failure: Self.cancelled(transfer))
+    }
+
+    // MARK: scheduling
+
+    private func requeueDueRetries() {
+        guard !waiting.isEmpty else { return }
+        let now = clock.now
+        waiting.removeAll { transfer in
+            guard let retryAt = transfer.retryAt, retryAt <= now else { return false }
+            transfer.retryAt = nil
+            pending.insert(transfer)
+            return true
+        }
+    }
+
+    /// libcurl gets at most `concurrency` transfers, and at most `perHost` for one
+    /// host, so the order they start in is the queue's, not libcurl's.
+    private func startTransfers() {
+        while active.count < limits.concurrency {
+            guard let transfer = pending.popFirst(where: { (activePerHost[$0.hostKey] ?? 0) < limits.perHost }) else {
+                return
+            }
+            if transfer.ticket.isCancelled {
+                transfer.finish(failure: Self.cancelled(transfer))
+                continue
+            }
+            if let failure = transfer.beginAttempt(limits: limits) {
+                transfer.abandonAttempt()
+                conclude(transfer, failure: failure, retryAfter: nil)
+                continue
+            }
+            guard curl_multi_add_handle(multi, transfer.easy) == CURLM_OK else {
+                transfer.abandonAttempt()
+                transfer.finish(failure: AssetFailure(.network, "libcurl could not start \(transfer.request.url)"))
+                continue
+            }
+            active[transfer.ticket.id] = transfer
+            activePerHost[transfer.hostKey, default: 0] += 1
+        }
+    }
+
+    /// Returns whether any transfer finished.
+    private func collectFinished() -> Bool {
+        var finishedAny = false
+        var remaining: Int32 = 0
+        while let message = curl_multi_info_read(multi, &remaining) {
+            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+            // The message dies with the handle's removal: copy what is needed first.
+            let code = message.pointee.data.result
+            var context: UnsafeMutableRawPointer?
+            _ = ccurl_easy_getinfo_pointer(easy, CURLINFO_PRIVATE, &context)
+            guard let context else { continue }
+            let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+            detach(transfer)
+            let outcome = transfer.endAttempt(code, limits: limits)
+            if let failure = outcome.failure {
+                conclude(transfer, failure: failure, retryAfter: outcome.retryAfter)
+            } else {
+                transfer.finish(failure: nil)
+            }
+            finishedAny = true
+        }
+        return finishedAny
+    }
+
+    private func conclude(_ transfer: Transfer, failure: AttemptFailure, retryAfter: String?) {
+        if transfer.ticket.isCancelled {
+            transfer.finish(failure: Self.cancelled(transfer))
+            return
+        }
+        switch retryPolicy.decide(
+            failure: failure.failure, transient: failure.isTransient, retryAfter: retryAfter,
+            attemptsMade: transfer.attempts
+        ) {
+        case .giveUp(let final):
+            transfer.finish(failure: final)
+        case .retry(let seconds):
+            transfer.prepareRetry()
+            transfer.retryAt = clock.now.advanced(by: .milliseconds(Int64((seconds * 1000).rounded())))
+            waiting.append(transfer)
+        }
+    }
+
+    /// Takes the transfer's handle out of the multi handle and frees its slot.
+    private func detach(_ transfer: Transfer) {
+        if let easy = transfer.easy {
+            curl_multi_remove_handle(multi, easy)
+        }
+        active[transfer.ticket.id] = nil
+        if let count = activePerHost[transfer.hostKey] {
+            activePerHost[transfer.hostKey] = count > 1 ? count - 1 : nil
+        }
+    }
+
+    private func pollTimeout() -> Int {
+        let now = clock.now
+        var timeout = Self.idlePollMilliseconds
+        for transfer in waiting {
+            guard let retryAt = transfer.retryAt else { continue }
+            let remaining = now.duration(to: retryAt)
+            let milliseconds = remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000
+            // Rounded up, so the loop does not wake a hair early and spin.
+            timeout = min(timeout, max(0, Int(milliseconds) + 1))
+        }
+        return timeout
+    }
+
+    // MARK: shutdown
+
+    private func shutDown(unstarted commands: [TransferCommand]) {
+        var transfers: [Transfer] = []
+        for command in commands {
+            if case .start(let submission) = command {
+                transfers.append(Transfer(submission: submission, sequence: nextSequence, maxAssetSize: limits.maxAssetSize))
+                nextSequence += 1
+            }
+        }
+        for transfer in Array(active.values) {
+            detach(transfer)
+            transfer.abandonAttempt()
+            transfers.append(transfer)
+        }
+        transfers += pending.removeAll()
+        transfers += waiting
+        waiting.removeAll()
+        for transfer in transfers {
+            transfer.finish(failure: AssetFailure(.network, "transfer engine shut down before \(transfer.request.url) finished"))
+        }
+        curl_multi_cleanup(multi)
+    }
+
+    private static func cancelled(_ transfer: Transfer) -> AssetFailure {
+        AssetFailure(.network, "transfer of \(transfer.request.url) cancelled")
+    }
+}
