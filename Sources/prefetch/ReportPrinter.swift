@@ -34,7 +34,7 @@ struct ReportPrinter {
         var text = "  \(message.verdict.status.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)) \(message.id)"
         if let reason = message.verdict.reason { text += "  \(reason.rawValue)" }
         if let detail = message.verdict.detail { text += ": \(detail)" }
-        if let url = message.verdict.failingURL { text += " (\(url))" }
+        if let url = message.verdict.failingURL, message.verdict.detail?.contains(url.string) != true { text += " (\(url))" }
         return text
     }
 }

@@ -56,7 +56,7 @@ import Testing
     }
 
     @Test func usageErrorExitsTwo() async throws {
-        let result = try await CommandRunner.prefetch(["run", "--no-such-flag"])
+        let result = try await CommandRunner.prefetch(["run", "m.json", "--no-such-flag"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("--no-such-flag"))
     }
