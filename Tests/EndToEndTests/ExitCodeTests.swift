@@ -35,6 +35,15 @@ import Testing
         #expect(try result.report().message("c")?.verdict == "discarded:full_without_image")
     }
 
+    @Test func quietPrintsNothingButTheExitCodeSays() async throws {
+        let scratch = try Scratch()
+        let manifest = try scratch.write("m.json", try manifestJSON([inapp("c", ["type": "FULL"])]))
+        let result = try await CommandRunner.prefetch(["run", manifest, "--cache-dir", scratch.path("cache"), "--quiet"])
+        #expect(result.status == 1)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.isEmpty)
+    }
+
     @Test func badManifestExitsTwoNamingThePathAndTouchesNothing() async throws {
         let scratch = try Scratch()
         let manifest = try scratch.write("m.json", #"{"triggers": [{"id": "a", "type": "inapp", "data": {"image_url": 42}}]}"#)
@@ -65,5 +74,36 @@ import Testing
         let result = try await CommandRunner.prefetch(["--version"])
         #expect(result.status == 0)
         #expect(!result.stdoutText.isEmpty)
+    }
+}
+
+/// DESIGN §6: the cache directory when `--cache-dir` is not given.
+@Suite struct DefaultCacheDirectoryTests {
+    func cacheUsed(_ environment: [String: String], scratch: Scratch) async throws -> String {
+        let manifest = try scratch.write("m.json", try manifestJSON([inapp("c", ["type": "MODAL", "is_control": true])]))
+        let result = try await CommandRunner.prefetch(["run", manifest, "--json"], environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        return try result.report().cache_dir
+    }
+
+    @Test func prefetchCacheDirWins() async throws {
+        let scratch = try Scratch()
+        let used = try await cacheUsed(
+            ["PREFETCH_CACHE_DIR": scratch.path("a"), "CACHE_DIRECTORY": scratch.path("b"), "XDG_CACHE_HOME": scratch.path("c")],
+            scratch: scratch)
+        #expect(used == scratch.path("a"))
+        #expect(FileManager.default.fileExists(atPath: scratch.path("a/FORMAT")))
+    }
+
+    @Test func systemdCacheDirectoryIsNext() async throws {
+        let scratch = try Scratch()
+        let used = try await cacheUsed(["CACHE_DIRECTORY": scratch.path("b"), "XDG_CACHE_HOME": scratch.path("c")], scratch: scratch)
+        #expect(used == scratch.path("b"))
+    }
+
+    @Test func xdgCacheHomeThenHome() async throws {
+        let scratch = try Scratch()
+        #expect(try await cacheUsed(["XDG_CACHE_HOME": scratch.path("c")], scratch: scratch) == scratch.path("c/prefetch"))
+        #expect(try await cacheUsed(["HOME": scratch.path("home")], scratch: scratch) == scratch.path("home/.cache/prefetch"))
     }
 }

@@ -13,10 +13,7 @@ extension CacheStore {
             }
             try FileSystem.fsync(path: temporary)
             try FileSystem.chmod(temporary, 0o444)
-            let shard = FileSystem.parent(of: destination)
-            try FileSystem.makeDirectory(shard)
-            try FileSystem.rename(temporary, to: destination)
-            try FileSystem.fsync(path: shard, directory: true)
+            try moveIntoShard(temporary, destination)
         } catch {
             throw .io(error.description)
         }
@@ -32,10 +29,7 @@ extension CacheStore {
                 return destination
             }
             try syncTree(temporary)
-            let shard = FileSystem.parent(of: destination)
-            try FileSystem.makeDirectory(shard)
-            try FileSystem.rename(temporary, to: destination)
-            try FileSystem.fsync(path: shard, directory: true)
+            try moveIntoShard(temporary, destination)
         } catch {
             throw .io(error.description)
         }
@@ -59,6 +53,14 @@ extension CacheStore {
     public func readRef(for url: AssetURL) -> AssetRef? {
         guard let data = FileManager.default.contents(atPath: refPath(for: url)) else { return nil }
         return try? JSONDecoder().decode(AssetRef.self, from: data)
+    }
+
+    /// The rename is the commit; syncing the shard makes it survive power loss.
+    private func moveIntoShard(_ temporary: String, _ destination: String) throws(FileSystem.Failure) {
+        let shard = FileSystem.parent(of: destination)
+        try FileSystem.makeDirectory(shard)
+        try FileSystem.rename(temporary, to: destination)
+        try FileSystem.fsync(path: shard, directory: true)
     }
 
     /// Every file and directory of a tree is synced before the tree is renamed into

@@ -34,18 +34,24 @@ enum CommandRunner {
         return Package.root.appendingPathComponent(".build/debug")
     }()
 
-    static func prefetch(_ arguments: [String], stdin: Data? = nil, in directory: URL? = nil) async throws -> CommandResult {
-        try await run(binDirectory.appendingPathComponent("prefetch"), arguments, stdin: stdin, in: directory)
+    static func prefetch(
+        _ arguments: [String], stdin: Data? = nil, in directory: URL? = nil, environment: [String: String] = [:]
+    ) async throws -> CommandResult {
+        try await run(binDirectory.appendingPathComponent("prefetch"), arguments, stdin: stdin, in: directory, environment: environment)
     }
 
     /// Waits on a dispatch thread, not the cooperative pool, so parallel tests don't starve it.
-    static func run(_ executable: URL, _ arguments: [String], stdin: Data? = nil, in directory: URL? = nil) async throws -> CommandResult {
+    static func run(
+        _ executable: URL, _ arguments: [String], stdin: Data? = nil, in directory: URL? = nil, environment extra: [String: String] = [:]
+    ) async throws -> CommandResult {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
         var environment = ProcessInfo.processInfo.environment
         environment["NO_COLOR"] = "1"
+        for key in ["PREFETCH_CACHE_DIR", "CACHE_DIRECTORY", "XDG_CACHE_HOME"] { environment[key] = nil }
+        environment.merge(extra) { $1 }
         process.environment = environment
         let out = Pipe(), err = Pipe(), input = Pipe()
         process.standardOutput = out
