@@ -1,0 +1,16 @@
+extension CacheStore {
+    /// What the cache alone says of a URL, with no network and no writes: the local
+    /// path when its ref names an object (or, for a ZIP, an unpacked tree) that is
+    /// present; nil when the cache has no usable copy.
+    public func cachedState(of url: AssetURL) -> AssetState? {
+        guard let ref = readRef(for: url) else { return nil }
+        let path = ref.kind == .archive ? treePath(ref.object) : objectPath(ref.object)
+        return FileSystem.exists(path) ? .available(path: path) : nil
+    }
+
+    /// A message's verdict from the cache alone, as `plan` and the delivery engine
+    /// at display time ask it.
+    public func verdict(for action: TriggeredAction, at now: Double) -> MessageVerdict {
+        Readiness.verdict(for: action, at: now) { cachedState(of: $0) }
+    }
+}
