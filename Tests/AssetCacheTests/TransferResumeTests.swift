@@ -316,4 +316,67 @@ import Testing
         #expect(fixture.server.requests().map(\.bodyBytes) == [10_000, 0, 0])
         try await fixture.server.stop()
     }
+
+    // MARK: cancellation
+
+    @Test func cancelAllEndsEveryTransferAndKeepsResumablePartials() async throws {
+        let fixture = try await Fixture.start()
+        let body = Self.deterministicBytes(count: 2 * Self.mebibyte, seed: 8)
+        try fixture.serve("a.bin", body)
+        var limits = TransferLimits()
+        limits.concurrency = 2
+        let engine = try TransferEngine(limits: limits)
+        defer { engine.shutdown() }
+        // Two in flight at 200 KB/s, two queued behind them.
+        let requests = (0..<4).map { index in
+            TransferRequest(
+                url: fixture.server.url("a.bin?rate=200000&n=\(index)"), destination: fixture.destination("out\(index)"),
+                priority: 10 - index)
+        }
+        let tasks = requests.map { request in Task { await engine.fetch(request) } }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while Self.fileSize(requests[0].destination) <= 0 || Self.fileSize(requests[1].destination) <= 0,
+              ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+
+        let cancelledAt = ContinuousClock.now
+        engine.cancelAll(reason: "interrupted by SIGINT")
+        var results: [TransferResult] = []
+        for task in tasks { results.append(await task.value) }
+
+        #expect(ContinuousClock.now - cancelledAt < .seconds(2))
+        for result in results {
+            #expect(result.failure?.kind == .network)
+            #expect(result.failure?.message.hasSuffix("cancelled: interrupted by SIGINT") == true)
+        }
+        for (result, request) in zip(results[..<2], requests[..<2]) {
+            #expect(result.attempts == 1)
+            #expect(result.bytes > 0 && result.bytes < Int64(body.count))
+            #expect(Self.fileSize(request.destination) == result.bytes)
+            #expect(Self.fileBytes(request.destination).map { $0 == Array(body[..<Int(result.bytes)]) } == true)
+            #expect(result.resumable?.offset == result.bytes)
+            #expect(result.resumable?.validator == result.headers.etag)
+        }
+        for (result, request) in zip(results[2...], requests[2...]) {
+            #expect(result.attempts == 0)
+            #expect(result.bytes == 0)
+            #expect(!FileManager.default.fileExists(atPath: request.destination))
+        }
+        let later = await engine.fetch(TransferRequest(url: fixture.server.url("a.bin"), destination: fixture.destination()))
+        #expect(later.failure?.message.hasSuffix("cancelled: interrupted by SIGINT") == true)
+        #expect(later.attempts == 0)
+
+        // What a cancelled transfer left is enough to finish it later.
+        let another = try TransferEngine()
+        defer { another.shutdown() }
+        let resume = try #require(results[0].resumable)
+        let finished = await another.fetch(TransferRequest(
+            url: fixture.server.url("a.bin"), destination: requests[0].destination, resume: resume))
+        #expect(finished.failure == nil)
+        #expect(finished.status == 206)
+        #expect(finished.resumedFrom == resume.offset)
+        #expect(finished.sha256 == Self.hex(body))
+        try await fixture.server.stop()
+    }
 }

@@ -17,6 +17,8 @@ final class TransferLoop {
     private var active: [UInt64: Transfer] = [:]
     private var activePerHost: [String: Int] = [:]
     private var nextSequence = 0
+    /// Set by `cancelAll`: from then on nothing starts.
+    private var cancelReason: String?
 
     /// The longest the thread blocks in curl_multi_poll with nothing to wake it;
     /// libcurl shortens it to its own timers, the inbox wakes it early.
@@ -67,15 +69,39 @@ final class TransferLoop {
             }
         case .cancel(let id):
             cancel(id: id)
+        case .cancelAll(let reason):
+            cancelAll(reason: reason)
         }
     }
 
     /// Why `transfer` must not go on, if it must not.
     private func cancellation(of transfer: Transfer) -> AssetFailure? {
+        if let cancelReason {
+            return AssetFailure(.network, "transfer of \(transfer.request.url) cancelled: \(cancelReason)")
+        }
         if transfer.ticket.isCancelled {
             return Self.cancelled(transfer)
         }
         return nil
+    }
+
+    /// Every transfer ends now, partial files closed and left in place.
+    private func cancelAll(reason: String) {
+        if cancelReason == nil {
+            cancelReason = reason
+        }
+        var transfers: [Transfer] = []
+        for transfer in Array(active.values) {
+            detach(transfer)
+            transfer.abandonAttempt()
+            transfers.append(transfer)
+        }
+        transfers += pending.removeAll()
+        transfers += waiting
+        waiting.removeAll()
+        for transfer in transfers.sorted(by: { $0.sequence < $1.sequence }) {
+            transfer.finish(failure: cancellation(of: transfer), keepsPartial: true)
+        }
     }
 
     private func cancel(id: UInt64) {
