@@ -327,18 +327,19 @@ import Testing
         limits.concurrency = 2
         let engine = try TransferEngine(limits: limits)
         defer { engine.shutdown() }
-        // Two in flight at 200 KB/s, two queued behind them.
+        // Two in flight at 200 KB/s, then two queued behind them.
         let requests = (0..<4).map { index in
             TransferRequest(
-                url: fixture.server.url("a.bin?rate=200000&n=\(index)"), destination: fixture.destination("out\(index)"),
-                priority: 10 - index)
+                url: fixture.server.url("a.bin?rate=200000&n=\(index)"), destination: fixture.destination("out\(index)"))
         }
-        let tasks = requests.map { request in Task { await engine.fetch(request) } }
+        var tasks = requests[..<2].map { request in Task { await engine.fetch(request) } }
         let deadline = ContinuousClock.now + .seconds(10)
         while Self.fileSize(requests[0].destination) <= 0 || Self.fileSize(requests[1].destination) <= 0,
               ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
+        tasks += requests[2...].map { request in Task { await engine.fetch(request) } }
+        try await Task.sleep(for: .milliseconds(100))
 
         let cancelledAt = ContinuousClock.now
         engine.cancelAll(reason: "interrupted by SIGINT")
@@ -363,6 +364,8 @@ import Testing
             #expect(result.bytes == 0)
             #expect(!FileManager.default.fileExists(atPath: request.destination))
         }
+        // Only the two that were in flight reached the server.
+        #expect(await fixture.server.waitForRequests(count: 3, timeout: .milliseconds(300)).count == 2)
         let later = await engine.fetch(TransferRequest(url: fixture.server.url("a.bin"), destination: fixture.destination()))
         #expect(later.failure?.message.hasSuffix("cancelled: interrupted by SIGINT") == true)
         #expect(later.attempts == 0)
