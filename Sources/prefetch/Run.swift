@@ -26,10 +26,14 @@ struct Run: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Wait up to this many seconds for another run's lock instead of exiting 75.", valueName: "seconds"))
     var wait: Double = 0
 
+    @Option(help: ArgumentHelp("Stop the whole run cleanly after this many seconds, so one cron run never overlaps the next.", valueName: "seconds"))
+    var maxRunTime: Double?
+
     func validate() throws {
         guard (1...256).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 256") }
         guard (1...256).contains(perHost) else { throw ValidationError("--per-host must be between 1 and 256") }
         guard wait >= 0 else { throw ValidationError("--wait must not be negative") }
+        if let maxRunTime, !(maxRunTime > 0) { throw ValidationError("--max-run-time must be a positive number of seconds") }
     }
 
     func run() async throws {
@@ -45,9 +49,11 @@ struct Run: AsyncParsableCommand {
             options.budget = budget?.bytes
             options.offline = offline
             if manifest == nil { manifest = try await source.fetch(into: store, limits: options.transfer) }
-            let report = try await Prefetcher(store: store, options: options).run(manifest!)
+            let prefetcher = Prefetcher(store: store, options: options)
+            let interruption = RunInterruption(stopping: prefetcher, maxRunTime: maxRunTime)
+            let report = try await prefetcher.run(manifest!)
             ReportPrinter(options: common).print(report)
-            throw ExitCode(Self.exitStatus(for: report))
+            throw ExitCode(interruption.exitStatus ?? Self.exitStatus(for: report))
         } catch let failure as CommandFailure {
             throw failure.report()
         } catch let error as StoreError {

@@ -27,8 +27,12 @@ struct AssetPipeline: Sendable {
         }
 
         let download = store.temporaryPath("download")
+        // A cached copy is revalidated whole; only an absent one resumes a partial.
+        let resume = cached == nil ? store.takePartial(for: item.url, into: download) : nil
+        if cached != nil { store.dropPartial(for: item.url) }
         let request = TransferRequest(
-            url: item.url.string, destination: download, priority: item.priority, headers: cached?.conditionalHeaders ?? [])
+            url: item.url.string, destination: download, priority: item.priority,
+            headers: cached?.conditionalHeaders ?? [], resume: resume)
         let result = await engine.fetch(request)
 
         if let cached, result.status == 304 {
@@ -41,15 +45,21 @@ struct AssetPipeline: Sendable {
             return record(item, .revalidated, cached, attempts: result.attempts)
         }
         if let failure = result.failure {
-            unlink(download)
+            if let resumable = result.resumable {
+                store.savePartial(download, for: item.url, resume: resumable)
+            } else {
+                unlink(download)
+            }
             return failed(item, failure, result: result, cached: cached)
         }
         let committed = await pool.run { [committer] in committer.commit(item, download: download, result: result) }
         switch committed {
         case .success(let path):
-            return AssetRecord(
+            var record = AssetRecord(
                 url: item.url, kind: item.kind, outcome: .downloaded, sha256: result.sha256, bytes: result.bytes,
                 path: path, attempts: result.attempts, failure: nil, finishedMs: elapsedMs())
+            record.transferredBytes = result.bytes - (result.resumedFrom ?? 0)
+            return record
         case .failure(let failure):
             return .failed(item, failure, attempts: result.attempts, finishedMs: elapsedMs())
         }

@@ -36,7 +36,7 @@ public struct PrefetchReport: Sendable, Encodable {
             deferred: messages.count { $0.verdict.status == .deferred },
             expired: messages.count { $0.verdict.status == .expired },
             assets: assets.count,
-            downloadedBytes: assets.reduce(0) { $0 + ($1.outcome == .downloaded ? $1.bytes ?? 0 : 0) })
+            downloadedBytes: assets.reduce(0) { $0 + $1.transferredBytes })
     }
 
     public struct Totals: Sendable, Encodable, Equatable {

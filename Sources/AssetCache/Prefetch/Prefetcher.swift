@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Runs one prefetch: every asset of the manifest's messages fetched concurrently
 /// (or, offline, looked up), validated and committed; then a verdict per message,
@@ -6,10 +7,23 @@ import Foundation
 public final class Prefetcher: Sendable {
     public let store: CacheStore
     public let options: PrefetchOptions
+    /// The running engine, and why the run was stopped if it was.
+    private let control = Mutex<(engine: TransferEngine?, stopReason: String?)>((nil, nil))
 
     public init(store: CacheStore, options: PrefetchOptions = .init()) {
         self.store = store
         self.options = options
+    }
+
+    /// Ends the run cleanly from any thread (a signal, `--max-run-time`): transfers
+    /// are cancelled, partial downloads kept for resume, commits under way finish,
+    /// nothing is half-committed. `run` then returns its report.
+    public func stop(reason: String) {
+        let engine = control.withLock { state in
+            if state.stopReason == nil { state.stopReason = reason }
+            return state.engine
+        }
+        engine?.cancelAll(reason: reason)
     }
 
     public func run(_ manifest: Manifest) async throws -> PrefetchReport {
@@ -18,6 +32,11 @@ public final class Prefetcher: Sendable {
         let plan = AssetPlan(manifest: manifest, now: now)
         let engine = options.offline ? nil : try TransferEngine(limits: options.transfer)
         defer { engine?.shutdown() }
+        let stoppedEarly = control.withLock { state in
+            state.engine = engine
+            return state.stopReason
+        }
+        if let stoppedEarly { engine?.cancelAll(reason: stoppedEarly) }
         let committer = AssetCommit(store: store, options: options, integrity: manifest.integrity, now: now)
         let pipeline = AssetPipeline(
             store: store, engine: engine, pool: ValidationPool(width: options.validationWorkers),
