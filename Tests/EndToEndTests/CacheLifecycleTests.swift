@@ -58,6 +58,17 @@ import Testing
         #expect(requests.isEmpty)
     }
 
+    @Test func noStoreIsUsedButNeverCached() async throws {
+        let setup = try await Setup.make(files: 1)
+        let manifest = try setup.manifest("?cache_control=no-store")
+        let first = try await setup.prefetch(["run", manifest, "--json"])
+        #expect(first.status == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: "\(setup.cache)/refs").isEmpty)
+        let second = try await setup.prefetch(["run", manifest, "--json"])
+        try await setup.server.stop()
+        #expect(try second.report().assets.map(\.outcome) == ["downloaded"])
+    }
+
     @Test func changedFileIsRefetched() async throws {
         let setup = try await Setup.make(files: 2)
         let manifest = try setup.manifest("?cache_control=no-cache")
