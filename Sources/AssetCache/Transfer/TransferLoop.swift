@@ -85,11 +85,8 @@ final class TransferLoop {
         return nil
     }
 
-    /// Every transfer ends now, partial files closed and left in place.
-    private func cancelAll(reason: String) {
-        if cancelReason == nil {
-            cancelReason = reason
-        }
+    /// Active (detached, attempt abandoned), queued and waiting-to-retry transfers.
+    private func takeEveryTransfer() -> [Transfer] {
         var transfers: [Transfer] = []
         for transfer in Array(active.values) {
             detach(transfer)
@@ -99,7 +96,15 @@ final class TransferLoop {
         transfers += pending.removeAll()
         transfers += waiting
         waiting.removeAll()
-        for transfer in transfers.sorted(by: { $0.sequence < $1.sequence }) {
+        return transfers
+    }
+
+    /// Every transfer ends now, partial files closed and left in place.
+    private func cancelAll(reason: String) {
+        if cancelReason == nil {
+            cancelReason = reason
+        }
+        for transfer in takeEveryTransfer().sorted(by: { $0.sequence < $1.sequence }) {
             transfer.finish(failure: cancellation(of: transfer), keepsPartial: true)
         }
     }
@@ -244,14 +249,7 @@ final class TransferLoop {
                 nextSequence += 1
             }
         }
-        for transfer in Array(active.values) {
-            detach(transfer)
-            transfer.abandonAttempt()
-            transfers.append(transfer)
-        }
-        transfers += pending.removeAll()
-        transfers += waiting
-        waiting.removeAll()
+        transfers += takeEveryTransfer()
         for transfer in transfers {
             transfer.finish(
                 failure: AssetFailure(.network, "transfer engine shut down before \(transfer.request.url) finished"),
