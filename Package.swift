@@ -58,6 +58,7 @@ let package = Package(
         ),
         .testTarget(name: "AssetCacheTests", dependencies: ["AssetCache", "FixtureServer"]),
         .testTarget(name: "FixtureServerTests", dependencies: ["FixtureServer"]),
+        .testTarget(name: "InAppDeliveryTests", dependencies: ["InAppDelivery", "AssetCache"]),
         .testTarget(name: "EndToEndTests", dependencies: ["AssetCache", "FixtureServer", "prefetch", "fixture-server"]),
     ],
     swiftLanguageModes: [.v6]
