@@ -16,7 +16,7 @@ struct DisplayCheck {
     /// since session start (an eviction, a failed refetch).
     func check(_ entry: PendingMessage) -> Outcome {
         if now > entry.deadline {
-            let detail = "triggered at \(Seconds.format(entry.triggeredAt)), timeout \(Seconds.format(entry.action.timeout)) s"
+            let detail = "waited \(Seconds.format(now - entry.triggeredAt)) s; timeout \(Seconds.format(entry.action.timeout)) s"
             return .discard(.displayTimeout, detail: detail)
         }
         // Eligibility was settled when the trigger fired, so readiness is asked as
