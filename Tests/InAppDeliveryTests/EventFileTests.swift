@@ -31,6 +31,12 @@ import Testing
         #expect(events[4].line == 6, "line numbers count the blank line")
     }
 
+    @Test func windowsLineEndsAreLineEnds() throws {
+        let events = try EventFile.parse("{\"at\": 0, \"event\": \"dismiss\"}\r\n\r\n{\"at\": 1, \"event\": \"display_next\"}\r\n")
+        #expect(events.map(\.event) == [.dismiss, .displayNext])
+        #expect(events.map(\.line) == [1, 3])
+    }
+
     @Test(arguments: [
         (#"{"at": 0, "event": "session_start"}"# + "\n" + #"{"at": 1, "event": "teleport"}"#, EventFileError(line: 2, "unknown event 'teleport'")),
         (#"{"at": 0, "event": "session_start""#, EventFileError(line: 1, "not valid JSON")),

@@ -7,8 +7,11 @@ import Foundation
 public enum EventFile {
     public static func parse(_ text: String) throws(EventFileError) -> [TimedEvent] {
         var events: [TimedEvent] = []
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // Split on the byte: "\r\n" is one Character, so splitting the String on
+        // "\n" would leave a file with Windows line ends as one line.
+        for (index, bytes) in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
             let number = index + 1
+            let line = String(decoding: bytes, as: UTF8.self)
             guard !line.allSatisfy(\.isWhitespace) else { continue }
             let event = try parse(line: line, number: number)
             if let previous = events.last, event.at < previous.at {
@@ -19,7 +22,7 @@ public enum EventFile {
         return events
     }
 
-    static func parse(line: Substring, number: Int) throws(EventFileError) -> TimedEvent {
+    static func parse(line: String, number: Int) throws(EventFileError) -> TimedEvent {
         let json: JSONValue
         do {
             json = try JSONDecoder().decode(JSONValue.self, from: Data(line.utf8))

@@ -1,5 +1,5 @@
 /// The events that can fire a triggered action (DESIGN §4, "Trigger conditions").
-public enum TriggerEvent: Sendable, Equatable {
+public enum TriggerEvent: Sendable, Equatable, CustomStringConvertible {
     case sessionStart
     case customEvent(name: String, properties: [String: EventProperty] = [:])
     case purchase(Purchase)
