@@ -37,10 +37,15 @@ struct Simulate: ParsableCommand {
 
     func run() throws {
         do throws(CommandFailure) {
-            let manifest = try ManifestSource.load(self.manifest)
+            let source = ManifestSource(argument: self.manifest)
+            guard !source.isRemote else {
+                throw CommandFailure(message: "simulate reads a local manifest; fetch it with 'prefetch run' first", status: ExitStatus.usage)
+            }
+            let manifest = try source.loadLocal()
             let triggers = try compile(manifest)
             let timeline = try loadEvents()
-            let readiness = try openReadiness()
+            // With no cache yet every asset is missing, as on a device that never prefetched.
+            let readiness: any ReadinessSource = try common.openReader() ?? InMemoryReadiness()
             if !common.quiet {
                 for warning in manifest.warnings + triggers.warnings {
                     FileHandle.standardError.write(Data("prefetch: warning: \(warning)\n".utf8))
@@ -73,15 +78,6 @@ struct Simulate: ParsableCommand {
             return try EventFile.parse(String(decoding: data, as: UTF8.self))
         } catch {
             throw CommandFailure(message: "\(events):\(error.line): \(error.message)", status: ExitStatus.usage)
-        }
-    }
-
-    /// With no cache yet every asset is missing, as on a device that never prefetched.
-    private func openReadiness() throws(CommandFailure) -> any ReadinessSource {
-        do {
-            return try CacheStore.openForReading(at: common.cacheDirectory) ?? InMemoryReadiness()
-        } catch {
-            throw CommandFailure(message: error.description, status: Run.exitStatus(for: error))
         }
     }
 }

@@ -74,3 +74,16 @@ extension CacheStore {
         }
     }
 }
+
+extension CacheStore {
+    /// The ref's mtime is the LRU clock (as in Bazel's disk cache): a run touches
+    /// every ref it uses.
+    public func touchRef(for url: AssetURL) {
+        _ = utimensat(AT_FDCWD, refPath(for: url), nil, 0)
+    }
+
+    /// The server said the asset is gone; its object stays until `gc` sweeps it.
+    public func dropRef(for url: AssetURL) {
+        unlink(refPath(for: url))
+    }
+}
