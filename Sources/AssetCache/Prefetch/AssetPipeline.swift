@@ -11,6 +11,7 @@ struct AssetPipeline: Sendable {
     let committer: AssetCommit
     let started: ContinuousClock.Instant
     let now: Double
+    let observer: TransferObserver
 
     func process(_ item: AssetPlan.Item) async -> AssetRecord {
         let cached = CachedCopy(store: store, url: item.url)
@@ -30,9 +31,10 @@ struct AssetPipeline: Sendable {
         // A cached copy is revalidated whole; only an absent one resumes a partial.
         let resume = cached == nil ? store.takePartial(for: item.url, into: download) : nil
         if cached != nil { store.dropPartial(for: item.url) }
-        let request = TransferRequest(
+        var request = TransferRequest(
             url: item.url.string, destination: download, priority: item.priority,
             headers: cached?.conditionalHeaders ?? [], resume: resume)
+        request.observer = observer
         let result = await engine.fetch(request)
 
         if let cached, result.status == 304 {

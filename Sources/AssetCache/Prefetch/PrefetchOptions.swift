@@ -1,3 +1,5 @@
+import Logging
+
 /// Everything a prefetch run can be tuned with (DESIGN §6, §8).
 public struct PrefetchOptions: Sendable {
     public var transfer = TransferLimits()
@@ -11,6 +13,15 @@ public struct PrefetchOptions: Sendable {
     public var offline = false
     /// Bytes of objects and trees to keep; nil uses the budget remembered in the cache.
     public var budget: Int64?
+    /// Called with the run's progress: once at the start, as each asset finishes,
+    /// and as bytes arrive (at most ten times a second). Calls never overlap and
+    /// come from the run's own tasks, so keep the closure quick: hand the value to
+    /// your UI rather than drawing in it.
+    public var progress: (@Sendable (PrefetchProgress) -> Void)?
+    /// Where the run tells what it does: the manifest's warnings, each asset's
+    /// outcome (`debug`), retries (`notice`), evictions (`info`). Silent unless you
+    /// pass a logger of your own, as libraries using swift-log should be.
+    public var logger = Logger(label: "AssetCache", factory: { _ in SwiftLogNoOpLogHandler() })
 
     public init() {}
 }

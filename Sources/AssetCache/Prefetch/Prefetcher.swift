@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Synchronization
 
 /// Runs one prefetch: every asset of the manifest's messages fetched concurrently
@@ -23,6 +24,7 @@ public final class Prefetcher: Sendable {
             if state.stopReason == nil { state.stopReason = reason }
             return state.engine
         }
+        options.logger.warning("stopping the run: \(reason); unfinished downloads are kept for the next run to resume")
         engine?.cancelAll(reason: reason)
     }
 
@@ -30,6 +32,9 @@ public final class Prefetcher: Sendable {
         let started = ContinuousClock.now
         let now = options.now ?? Date().timeIntervalSince1970
         let plan = AssetPlan(manifest: manifest, now: now)
+        let logger = options.logger
+        for warning in manifest.warnings { logger.warning("\(warning)") }
+        logger.info("\(options.offline ? "looking up" : "prefetching") \(plan.fetch.count) assets of \(manifest.actions.count) messages in \(store.root)")
         let engine = options.offline ? nil : try TransferEngine(limits: options.transfer)
         defer { engine?.shutdown() }
         let stoppedEarly = control.withLock { state in
@@ -38,17 +43,29 @@ public final class Prefetcher: Sendable {
         }
         if let stoppedEarly { engine?.cancelAll(reason: stoppedEarly) }
         let committer = AssetCommit(store: store, options: options, integrity: manifest.integrity, now: now)
+        let observer = TransferObserver(logger: logger)
         let pipeline = AssetPipeline(
             store: store, engine: engine, pool: ValidationPool(width: options.validationWorkers),
-            committer: committer, started: started, now: now)
+            committer: committer, started: started, now: now, observer: observer)
+        let progress = options.progress.map {
+            ProgressReporter(total: plan.fetch.count, observer: observer, started: started, callback: $0)
+        }
+        progress?.begin()
+        let ticker = progress.map { reporter in Task { await reporter.tick() } }
+        defer { ticker?.cancel() }
 
         var records: [AssetURL: AssetRecord] = [:]
         await withTaskGroup(of: AssetRecord.self) { group in
             for item in plan.fetch {
                 group.addTask { await pipeline.process(item) }
             }
-            for await record in group { records[record.url] = record }
+            for await record in group {
+                records[record.url] = record
+                Self.log(record, to: logger)
+                progress?.finished(record)
+            }
         }
+        ticker?.cancel()
         var report = PrefetchReport(
             manifest: manifest, plan: plan, records: records, now: now, cacheDirectory: store.root,
             durationMs: pipeline.elapsedMs())
@@ -64,6 +81,7 @@ public final class Prefetcher: Sendable {
         let needed = plan.fetch.map { FileSystem.lastComponent(store.refPath(for: $0.url)) }
         let inUse = Set(report.assets.compactMap { $0.path == nil ? nil : $0.sha256 })
         let collection = store.collectGarbage(budget: state.budget, neededRefs: Set(needed), neededObjects: inUse)
+        collection.log(to: options.logger)
         let totals = report.totals
         state.lastRun = CacheState.LastRun(
             finishedAt: Date().timeIntervalSince1970, durationMs: report.durationMs, messages: totals.messages,
@@ -71,6 +89,34 @@ public final class Prefetcher: Sendable {
             assets: totals.assets, downloadedBytes: totals.downloadedBytes, needed: needed)
         try store.writeState(state)
         return collection
+    }
+}
+
+extension Prefetcher {
+    static func log(_ record: AssetRecord, to logger: Logger) {
+        var metadata: Logger.Metadata = ["outcome": "\(record.outcome.rawValue)", "attempts": "\(record.attempts)"]
+        if let failure = record.failure {
+            metadata["error.kind"] = "\(failure.kind.rawValue)"
+            // A failure is in the report already; a stale copy in use deserves a word.
+            let level: Logger.Level = record.outcome == .stale ? .notice : .info
+            logger.log(level: level, "\(record.url): \(record.outcome.rawValue): \(failure)", metadata: metadata)
+        } else {
+            logger.debug("\(record.url): \(record.outcome.rawValue)\(record.bytes.map { ", \($0) bytes" } ?? "")", metadata: metadata)
+        }
+    }
+}
+
+extension GarbageCollection {
+    /// Evictions are news at `info`; needed assets over the budget are a warning.
+    func log(to logger: Logger) {
+        if neededExceedBudget {
+            logger.warning("the manifest's assets alone exceed the budget of \(budget) bytes; they were kept")
+        }
+        if evictedRefs > 0 || removedObjects > 0 || removedTrees > 0 {
+            logger.info(
+                "evicted \(evictedRefs) refs, removed \(removedObjects) objects and \(removedTrees) trees; \(bytesAfter) of \(budget) bytes in use",
+                metadata: ["evicted": "\(evictedRefs)", "bytes.before": "\(bytesBefore)", "bytes.after": "\(bytesAfter)"])
+        }
     }
 }
 

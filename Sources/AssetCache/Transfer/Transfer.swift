@@ -311,6 +311,7 @@ final class Transfer: TransferQueueItem {
             callbackFailure = failure
             return 0
         }
+        request.observer?.received(buffer.count)
         return buffer.count
     }
 

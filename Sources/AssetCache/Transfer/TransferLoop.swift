@@ -209,6 +209,7 @@ final class TransferLoop {
         case .giveUp(let final):
             transfer.finish(failure: final, keepsPartial: failure.isTransient)
         case .retry(let seconds):
+            transfer.request.observer?.willRetry(transfer.request.url, after: failure.failure, attempt: transfer.attempts, in: seconds)
             transfer.prepareRetry()
             transfer.retryAt = clock.now.advanced(by: .milliseconds(Int64((seconds * 1000).rounded())))
             waiting.append(transfer)

@@ -11,6 +11,8 @@ public struct TransferRequest: Sendable {
     /// Set when `destination` already holds the start of the body, left by an
     /// interrupted transfer: the engine asks only for the rest.
     public var resume: Resume?
+    /// Told of body bytes and retries as they happen (a run's progress and log).
+    var observer: TransferObserver?
 
     public init(url: String, destination: String, priority: Int = 0, headers: [String] = [], resume: Resume? = nil) {
         self.url = url

@@ -1,0 +1,27 @@
+import Logging
+import Synchronization
+
+/// What a run wants to hear from its transfers while they happen, called on the
+/// engine's thread: each body chunk adds to one atomic counter (no lock on the
+/// hot path), and a retry is logged as it is scheduled.
+final class TransferObserver: Sendable {
+    let logger: Logger
+    private let bytes = Atomic<Int64>(0)
+
+    init(logger: Logger) {
+        self.logger = logger
+    }
+
+    /// Body bytes written to destination files so far, retried attempts included.
+    var receivedBytes: Int64 { bytes.load(ordering: .relaxed) }
+
+    func received(_ count: Int) {
+        bytes.wrappingAdd(Int64(count), ordering: .relaxed)
+    }
+
+    func willRetry(_ url: String, after failure: AssetFailure, attempt: Int, in seconds: Double) {
+        logger.notice(
+            "retrying \(url) in \(String(format: "%.1f", seconds)) s after attempt \(attempt) failed: \(failure)",
+            metadata: ["url": "\(url)", "attempt": "\(attempt)", "error.kind": "\(failure.kind.rawValue)"])
+    }
+}
