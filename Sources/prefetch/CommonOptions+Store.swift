@@ -6,7 +6,7 @@ extension CommonOptions {
         do {
             return try CacheStore.openForWriting(at: cacheDirectory, wait: wait)
         } catch {
-            throw CommandFailure(message: error.description, status: Self.exitStatus(for: error))
+            throw CommandFailure(error)
         }
     }
 
@@ -15,7 +15,7 @@ extension CommonOptions {
         do {
             return try CacheStore.openForReading(at: cacheDirectory)
         } catch {
-            throw CommandFailure(message: error.description, status: Self.exitStatus(for: error))
+            throw CommandFailure(error)
         }
     }
 
@@ -25,5 +25,17 @@ extension CommonOptions {
         case .locked: ExitStatus.locked
         case .io: ExitStatus.storage
         }
+    }
+}
+
+extension CommandFailure {
+    /// What failed, as the library says it, and what to do about it on the command line.
+    init(_ error: StoreError) {
+        let advice = switch error {
+        case .refused: "; pass --cache-dir a new or empty directory, or one that prefetch made"
+        case .locked: ""  // the library's sentence already names --wait
+        case .io: "; free some disk space or fix the directory's permissions, then run again"
+        }
+        self.init(message: error.description + advice, status: CommonOptions.exitStatus(for: error))
     }
 }

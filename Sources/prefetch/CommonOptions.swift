@@ -19,6 +19,12 @@ struct CommonOptions: ParsableArguments {
     @Flag(help: "List every message, not only the discarded ones.")
     var verbose = false
 
+    @Option(help: ArgumentHelp(
+        "How much to log on stderr: trace, debug, info, notice, warning, error or critical.",
+        discussion: "Default: $PREFETCH_LOG_LEVEL, else warning (error with --quiet).",
+        valueName: "level"))
+    var logLevel: LogLevel?
+
     var cacheDirectory: String {
         let path = cacheDir ?? Self.defaultCacheDirectory(ProcessInfo.processInfo.environment)
         return URL(fileURLWithPath: path).standardizedFileURL.path

@@ -18,7 +18,7 @@ struct GC: ParsableCommand {
             let state = store.readState()
             let result = store.collectGarbage(budget: state.budget, neededRefs: Set(state.lastRun?.needed ?? []))
             if result.neededExceedBudget {
-                print("prefetch: warning: the last manifest's assets alone exceed the budget of \(ByteCount.format(result.budget)); they were kept")
+                common.logger.warning("the last manifest's assets alone exceed the budget of \(ByteCount.format(result.budget)); they were kept")
             }
             if !common.quiet {
                 print("evicted \(result.evictedRefs) refs, removed \(result.removedObjects) objects and \(result.removedTrees) trees; "

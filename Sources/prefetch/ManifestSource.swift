@@ -17,17 +17,17 @@ struct ManifestSource {
         } else {
             // Refuse an oversized file before reading it into memory.
             if let size = (try? FileManager.default.attributesOfItem(atPath: argument))?[.size] as? Int, size > Manifest.maxSize {
-                throw CommandFailure(message: "\(argument): invalid manifest: it is \(size) bytes; the limit is \(Manifest.maxSize)", status: ExitStatus.usage)
+                throw CommandFailure(message: "\(argument): invalid manifest: it is \(size) bytes, over the limit of \(Manifest.maxSize); ask the server for a smaller one", status: ExitStatus.usage)
             }
             guard let contents = FileManager.default.contents(atPath: argument) else {
-                throw CommandFailure(message: "cannot read manifest '\(argument)': no such readable file", status: ExitStatus.usage)
+                throw CommandFailure(message: "cannot read the manifest '\(argument)': no such readable file; check the path, or pass '-' to read stdin", status: ExitStatus.usage)
             }
             data = contents
         }
         do {
             return try Manifest.decode(data)
         } catch {
-            throw CommandFailure(message: "\(argument): \(error)", status: ExitStatus.usage)
+            throw CommandFailure(message: "\(argument): \(error); correct it there and run again", status: ExitStatus.usage)
         }
     }
 
@@ -40,7 +40,12 @@ struct ManifestSource {
             case .invalid: ExitStatus.usage
             case .storage: ExitStatus.storage
             }
-            throw CommandFailure(message: "\(argument): \(error)", status: status)
+            let advice = switch error {
+            case .unavailable: "; check the URL and the network (the cache was not changed)"
+            case .invalid: "; correct it on the server and run again"
+            case .storage: "; free some disk space or fix the cache directory's permissions, then run again"
+            }
+            throw CommandFailure(message: "\(argument): \(error)\(advice)", status: status)
         }
     }
 }

@@ -17,6 +17,7 @@ struct Plan: AsyncParsableCommand {
                 throw CommandFailure(message: "plan reads a local manifest; fetch it with 'prefetch run' first", status: ExitStatus.usage)
             }
             let manifest = try source.loadLocal()
+            for warning in manifest.warnings { common.logger.warning("\(warning)") }
             let store = try common.openReader()
             let report = Planner.plan(manifest, store: store, cacheDirectory: common.cacheDirectory)
             ReportPrinter(options: common).print(report)

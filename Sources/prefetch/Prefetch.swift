@@ -18,6 +18,7 @@ struct Prefetch: AsyncParsableCommand {
     static func main() async {
         do {
             var command = try parseAsRoot()
+            try bootstrapLogging(for: command)
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -29,6 +30,16 @@ struct Prefetch: AsyncParsableCommand {
                 Foundation.exit(ExitStatus.usage)
             }
             exit(withError: error)
+        }
+    }
+
+    /// Before anything logs: the level comes from the subcommand's options.
+    private static func bootstrapLogging(for command: ParsableCommand) throws {
+        guard let common = (command as? any TakesCommonOptions)?.common else { return }
+        do {
+            try common.bootstrapLogging()
+        } catch {
+            throw error.report()
         }
     }
 }
@@ -49,7 +60,13 @@ struct CommandFailure: Error {
     var status: Int32
 
     func report() -> ExitCode {
-        FileHandle.standardError.write(Data("prefetch: \(message)\n".utf8))
+        write()
         return ExitCode(status)
+    }
+
+    /// `prefetch: error: …` on stderr, "error" in red on a terminal.
+    func write() {
+        let style = TextStyle.forDescriptor(STDERR_FILENO)
+        Console.standardError.writeLine("prefetch: \(style.red("error")): \(message)")
     }
 }

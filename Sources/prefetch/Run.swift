@@ -48,16 +48,20 @@ struct Run: AsyncParsableCommand {
             options.transfer.perHost = perHost
             options.budget = budget?.bytes
             options.offline = offline
+            options.logger = common.logger
+            let progress = ProgressLine.start(for: common)
+            options.progress = progress?.callback
             if manifest == nil { manifest = try await source.fetch(into: store, limits: options.transfer) }
             let prefetcher = Prefetcher(store: store, options: options)
             let interruption = RunInterruption(stopping: prefetcher, maxRunTime: maxRunTime)
             let report = try await prefetcher.run(manifest!)
+            progress?.finish()
             ReportPrinter(options: common).print(report)
             throw ExitCode(interruption.exitStatus ?? Self.exitStatus(for: report))
         } catch let failure as CommandFailure {
             throw failure.report()
         } catch let error as StoreError {
-            throw CommandFailure(message: error.description, status: CommonOptions.exitStatus(for: error)).report()
+            throw CommandFailure(error).report()
         }
     }
 

@@ -46,11 +46,7 @@ struct Simulate: ParsableCommand {
             let timeline = try loadEvents()
             // With no cache yet every asset is missing, as on a device that never prefetched.
             let readiness: any ReadinessSource = try common.openReader() ?? InMemoryReadiness()
-            if !common.quiet {
-                for warning in manifest.warnings + triggers.warnings {
-                    FileHandle.standardError.write(Data("prefetch: warning: \(warning)\n".utf8))
-                }
-            }
+            for warning in manifest.warnings + triggers.warnings { common.logger.warning("\(warning)") }
             let configuration = DeliveryConfiguration(
                 minimumTriggerInterval: minInterval, orientation: DeviceOrientation(name: orientation) ?? .portrait)
             let start = startTime ?? Date().timeIntervalSince1970.rounded(.down)
@@ -66,18 +62,18 @@ struct Simulate: ParsableCommand {
         do {
             return try TriggerTable(manifest)
         } catch {
-            throw CommandFailure(message: "\(self.manifest): \(error)", status: ExitStatus.usage)
+            throw CommandFailure(message: "\(self.manifest): \(error); correct it there and run again", status: ExitStatus.usage)
         }
     }
 
     private func loadEvents() throws(CommandFailure) -> [TimedEvent] {
         guard let data = FileManager.default.contents(atPath: events) else {
-            throw CommandFailure(message: "cannot read events file '\(events)': no such readable file", status: ExitStatus.usage)
+            throw CommandFailure(message: "cannot read the events file '\(events)': no such readable file; check the path given to --events", status: ExitStatus.usage)
         }
         do {
             return try EventFile.parse(String(decoding: data, as: UTF8.self))
         } catch {
-            throw CommandFailure(message: "\(events):\(error.line): \(error.message)", status: ExitStatus.usage)
+            throw CommandFailure(message: "\(events):\(error.line): \(error.message); correct that line and run again", status: ExitStatus.usage)
         }
     }
 }
