@@ -15,8 +15,7 @@ struct GC: ParsableCommand {
         do throws(CommandFailure) {
             // Opening as a writer sweeps tmp/ (but recent partial downloads).
             let store = try common.openWriter(wait: wait)
-            let state = store.readState()
-            let result = store.collectGarbage(budget: state.budget, neededRefs: Set(state.lastRun?.needed ?? []))
+            let result = store.collectGarbage()
             if result.neededExceedBudget {
                 common.logger.warning("the last manifest's assets alone exceed the budget of \(ByteCount.format(result.budget)); they were kept")
             }

@@ -3,9 +3,18 @@
 public struct AssetURL: Sendable, Hashable, Comparable, CustomStringConvertible {
     public let string: String
 
-    public enum ParseError: Error, Equatable {
+    public enum ParseError: Error, Sendable, Equatable, CustomStringConvertible {
+        /// Only `http` and `https` are fetched.
         case unsupportedScheme(String)
+        /// Why the text is not a URL: "has no host", "has no scheme", …
         case malformed(String)
+
+        public var description: String {
+            switch self {
+            case .unsupportedScheme(let scheme): "the scheme '\(scheme)' is not supported; use http or https"
+            case .malformed(let reason): "not a URL: it \(reason)"
+            }
+        }
     }
 
     public init(parsing raw: String) throws(ParseError) {

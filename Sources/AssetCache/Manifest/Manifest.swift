@@ -31,7 +31,7 @@ public struct TriggeredAction: Sendable, Identifiable {
     public var message: InAppMessage
     /// Position in the document's `triggers`, which differs from the position in
     /// ``Manifest/actions`` once other action types are skipped: error paths need it.
-    public var manifestIndex: Int = 0
+    package var manifestIndex: Int = 0
 
     public func isExpired(at now: Double) -> Bool {
         if let endTime { return endTime < now }
@@ -39,7 +39,7 @@ public struct TriggeredAction: Sendable, Identifiable {
     }
 
     /// Session-start and push-click actions race the user, so their assets go first.
-    public var isUrgent: Bool {
+    package var isUrgent: Bool {
         conditions.contains { $0.type == "open" || $0.type == "push_click" }
     }
 }

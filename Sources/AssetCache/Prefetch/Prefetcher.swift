@@ -28,14 +28,18 @@ public final class Prefetcher: Sendable {
         engine?.cancelAll(reason: reason)
     }
 
-    public func run(_ manifest: Manifest) async throws -> PrefetchReport {
+    /// Fetches, validates and commits every asset the manifest's live messages
+    /// prefetch, then decides each message's verdict. Asset failures are in the
+    /// report, never thrown; only a cache that cannot be written at the end
+    /// (`state.json`) throws.
+    public func run(_ manifest: Manifest) async throws(StoreError) -> PrefetchReport {
         let started = ContinuousClock.now
         let now = options.now ?? Date().timeIntervalSince1970
         let plan = AssetPlan(manifest: manifest, now: now)
         let logger = options.logger
         for warning in manifest.warnings { logger.warning("\(warning)") }
         logger.info("\(options.offline ? "looking up" : "prefetching") \(plan.fetch.count) assets of \(manifest.actions.count) messages in \(store.root)")
-        let engine = options.offline ? nil : try TransferEngine(limits: options.transfer)
+        let (engine, engineFailure) = startEngine()
         defer { engine?.shutdown() }
         let stoppedEarly = control.withLock { state in
             state.engine = engine
@@ -57,7 +61,10 @@ public final class Prefetcher: Sendable {
         var records: [AssetURL: AssetRecord] = [:]
         await withTaskGroup(of: AssetRecord.self) { group in
             for item in plan.fetch {
-                group.addTask { await pipeline.process(item) }
+                group.addTask {
+                    if let engineFailure { return .failed(item, engineFailure, attempts: 0, finishedMs: pipeline.elapsedMs()) }
+                    return await pipeline.process(item)
+                }
             }
             for await record in group {
                 records[record.url] = record
@@ -93,6 +100,17 @@ public final class Prefetcher: Sendable {
 }
 
 extension Prefetcher {
+    /// No engine offline. One that cannot start fails every asset with the
+    /// reason, as any transfer failure would, rather than failing the run.
+    private func startEngine() -> (TransferEngine?, AssetFailure?) {
+        guard !options.offline else { return (nil, nil) }
+        do {
+            return (try TransferEngine(limits: options.transfer), nil)
+        } catch {
+            return (nil, AssetFailure(.network, "the transfer engine could not start: \(error)"))
+        }
+    }
+
     static func log(_ record: AssetRecord, to logger: Logger) {
         var metadata: Logger.Metadata = ["outcome": "\(record.outcome.rawValue)", "attempts": "\(record.attempts)"]
         if let failure = record.failure {

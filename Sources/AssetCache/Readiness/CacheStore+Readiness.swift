@@ -1,3 +1,5 @@
+import Foundation
+
 extension CacheStore {
     /// What the cache alone says of a URL, with no network and no writes: the local
     /// path when its ref names an object (or, for a ZIP, an unpacked tree) that is
@@ -8,7 +10,7 @@ extension CacheStore {
 
     /// A message's verdict from the cache alone, as `plan` and the delivery engine
     /// at display time ask it.
-    public func verdict(for action: TriggeredAction, at now: Double) -> MessageVerdict {
+    public func verdict(for action: TriggeredAction, at now: Double = Date().timeIntervalSince1970) -> MessageVerdict {
         Readiness.verdict(for: action, at: now) { cachedState(of: $0) }
     }
 }

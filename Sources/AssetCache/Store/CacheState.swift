@@ -44,7 +44,7 @@ extension CacheStore {
         return state
     }
 
-    public func writeState(_ state: CacheState) throws(StoreError) {
+    package func writeState(_ state: CacheState) throws(StoreError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         do {

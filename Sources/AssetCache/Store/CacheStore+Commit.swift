@@ -4,7 +4,7 @@ import Glibc
 extension CacheStore {
     /// Moves a finished download into `objects/`. Identical bytes already stored
     /// under another URL are kept and the new copy dropped: one object per content.
-    public func commitObject(from temporary: String, sha256: String) throws(StoreError) -> String {
+    package func commitObject(from temporary: String, sha256: String) throws(StoreError) -> String {
         let destination = objectPath(sha256)
         do {
             if FileSystem.exists(destination) {
@@ -21,7 +21,7 @@ extension CacheStore {
     }
 
     /// Moves a fully unpacked tree into `trees/`; its presence there means complete.
-    public func commitTree(from temporary: String, sha256: String) throws(StoreError) -> String {
+    package func commitTree(from temporary: String, sha256: String) throws(StoreError) -> String {
         let destination = treePath(sha256)
         do {
             if FileSystem.exists(destination) {
@@ -37,7 +37,7 @@ extension CacheStore {
     }
 
     /// Written last: once a ref names an object, the object is already durable.
-    public func writeRef(_ ref: AssetRef, for url: AssetURL) throws(StoreError) {
+    package func writeRef(_ ref: AssetRef, for url: AssetURL) throws(StoreError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         do {
@@ -50,7 +50,7 @@ extension CacheStore {
         }
     }
 
-    public func readRef(for url: AssetURL) -> AssetRef? {
+    package func readRef(for url: AssetURL) -> AssetRef? {
         guard let data = FileManager.default.contents(atPath: refPath(for: url)) else { return nil }
         return try? JSONDecoder().decode(AssetRef.self, from: data)
     }
@@ -82,12 +82,12 @@ extension CacheStore {
 extension CacheStore {
     /// The ref's mtime is the LRU clock (as in Bazel's disk cache): a run touches
     /// every ref it uses.
-    public func touchRef(for url: AssetURL) {
+    package func touchRef(for url: AssetURL) {
         _ = utimensat(AT_FDCWD, refPath(for: url), nil, 0)
     }
 
     /// The server said the asset is gone; its object stays until `gc` sweeps it.
-    public func dropRef(for url: AssetURL) {
+    package func dropRef(for url: AssetURL) {
         unlink(refPath(for: url))
     }
 }

@@ -15,7 +15,7 @@ import Glibc
 /// or tree is durable before the ref that names it, so readers never see a partial
 /// file and a crash leaves either nothing or a complete entry.
 public final class CacheStore: Sendable {
-    public static let formatLine = "asset-cache 1"
+    package static let formatLine = "asset-cache 1"
 
     public let root: String
     private let lockDescriptor: Int32?
@@ -29,14 +29,14 @@ public final class CacheStore: Sendable {
         if let lockDescriptor { close(lockDescriptor) }
     }
 
-    public var objectsDirectory: String { "\(root)/objects" }
-    public var treesDirectory: String { "\(root)/trees" }
-    public var refsDirectory: String { "\(root)/refs" }
-    public var tmpDirectory: String { "\(root)/tmp" }
+    package var objectsDirectory: String { "\(root)/objects" }
+    package var treesDirectory: String { "\(root)/trees" }
+    package var refsDirectory: String { "\(root)/refs" }
+    package var tmpDirectory: String { "\(root)/tmp" }
 
-    public func objectPath(_ sha256: String) -> String { "\(objectsDirectory)/\(sha256.prefix(2))/\(sha256)" }
-    public func treePath(_ sha256: String) -> String { "\(treesDirectory)/\(sha256.prefix(2))/\(sha256)" }
-    public func refPath(for url: AssetURL) -> String { "\(refsDirectory)/\(Self.hex(SHA256.hash(data: Data(url.string.utf8)))).json" }
+    package func objectPath(_ sha256: String) -> String { "\(objectsDirectory)/\(sha256.prefix(2))/\(sha256)" }
+    package func treePath(_ sha256: String) -> String { "\(treesDirectory)/\(sha256.prefix(2))/\(sha256)" }
+    package func refPath(for url: AssetURL) -> String { "\(refsDirectory)/\(Self.hex(SHA256.hash(data: Data(url.string.utf8)))).json" }
 
     /// Opens the cache for a writer: creates it if absent or empty, refuses a folder
     /// it did not make, takes the writer lock and sweeps `tmp/`.
@@ -111,7 +111,7 @@ public final class CacheStore: Sendable {
     }
 
     /// A fresh path under `tmp/` for one download or tree.
-    public func temporaryPath(_ label: String) -> String {
+    package func temporaryPath(_ label: String) -> String {
         "\(tmpDirectory)/\(label)-\(UInt64.random(in: 0...UInt64.max))"
     }
 

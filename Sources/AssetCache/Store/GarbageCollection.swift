@@ -14,10 +14,19 @@ public struct GarbageCollection: Sendable, Equatable {
 }
 
 extension CacheStore {
+    /// What `prefetch gc` does: evicts least recently used assets down to 90% of
+    /// the budget remembered in the cache, never one the last run's manifest
+    /// needs, then sweeps objects and trees that nothing names. Only a store
+    /// opened with ``openForWriting(at:wait:)`` may collect.
+    public func collectGarbage() -> GarbageCollection {
+        let state = readState()
+        return collectGarbage(budget: state.budget, neededRefs: Set(state.lastRun?.needed ?? []))
+    }
+
     /// Least recently used refs are evicted until the cache is at 90% of the budget,
     /// never one in `neededRefs` (ref file names) — then objects and trees that no
     /// ref names are swept. Only a writer holding the lock may call this.
-    public func collectGarbage(budget: Int64, neededRefs: Set<String>, neededObjects: Set<String> = []) -> GarbageCollection {
+    package func collectGarbage(budget: Int64, neededRefs: Set<String>, neededObjects: Set<String> = []) -> GarbageCollection {
         var refs = refNames().compactMap { name -> (name: String, object: String, used: Double)? in
             let path = "\(refsDirectory)/\(name)"
             guard let data = FileManager.default.contents(atPath: path),

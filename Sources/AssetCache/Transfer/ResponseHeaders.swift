@@ -1,24 +1,24 @@
 /// The header fields of the final response only: a redirect's or a failed
 /// attempt's headers (say, its ETag) must never be stored against the asset.
-public struct ResponseHeaders: Sendable, Equatable {
+package struct ResponseHeaders: Sendable, Equatable {
     /// Lower-cased names. A repeated field is joined with ", " (RFC 9110 §5.3).
-    public var fields: [String: String]
+    package var fields: [String: String]
 
-    public init(fields: [String: String] = [:]) {
+    package init(fields: [String: String] = [:]) {
         var lowered: [String: String] = [:]
         for (name, value) in fields { lowered[name.lowercased()] = value }
         self.fields = lowered
     }
 
-    public subscript(name: String) -> String? { fields[name.lowercased()] }
+    package subscript(name: String) -> String? { fields[name.lowercased()] }
 
-    public var etag: String? { self["etag"] }
-    public var lastModified: String? { self["last-modified"] }
-    public var cacheControl: String? { self["cache-control"] }
-    public var expires: String? { self["expires"] }
-    public var date: String? { self["date"] }
-    public var age: String? { self["age"] }
-    public var contentType: String? { self["content-type"] }
+    package var etag: String? { self["etag"] }
+    package var lastModified: String? { self["last-modified"] }
+    package var cacheControl: String? { self["cache-control"] }
+    package var expires: String? { self["expires"] }
+    package var date: String? { self["date"] }
+    package var age: String? { self["age"] }
+    package var contentType: String? { self["content-type"] }
 
     mutating func append(name: String, value: String) {
         let key = name.lowercased()

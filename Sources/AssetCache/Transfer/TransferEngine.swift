@@ -8,11 +8,11 @@ import Synchronization
 /// blocking there would starve Swift's cooperative pool, so it is a `Thread` of
 /// its own. `fetch` hands work over through a mutex-guarded inbox and
 /// `curl_multi_wakeup`, and suspends on a continuation the thread resumes.
-public final class TransferEngine: Sendable {
+package final class TransferEngine: Sendable {
     private let inbox: TransferInbox
     private let nextID = Atomic<UInt64>(0)
 
-    public init(limits: TransferLimits = .init()) throws {
+    package init(limits: TransferLimits = .init()) throws {
         try CurlGlobal.initialize()
         guard let raw = curl_multi_init() else {
             throw TransferEngineError("libcurl could not create a multi handle")
@@ -36,7 +36,7 @@ public final class TransferEngine: Sendable {
     /// Suspends until the transfer, with its retries, ends. Cancelling the task
     /// cancels the transfer: the result fails with kind `.network`, and a
     /// partial file is left in place.
-    public func fetch(_ request: TransferRequest) async -> TransferResult {
+    package func fetch(_ request: TransferRequest) async -> TransferResult {
         let ticket = TransferTicket(id: nextID.wrappingAdd(1, ordering: .relaxed).newValue)
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
@@ -59,13 +59,13 @@ public final class TransferEngine: Sendable {
     /// for ending a run. Returns without waiting; the awaiting tasks resume
     /// from the engine's thread. Safe from any thread, including a signal
     /// handling task.
-    public func cancelAll(reason: String) {
+    package func cancelAll(reason: String) {
         _ = inbox.post(.cancelAll(reason: reason))
     }
 
     /// Stops the multi thread; transfers still pending end with a failure, and
     /// later fetches fail at once. Idempotent; does not wait for the thread.
-    public func shutdown() {
+    package func shutdown() {
         inbox.close()
     }
 

@@ -1,20 +1,20 @@
 /// One asset to fetch into one file.
-public struct TransferRequest: Sendable {
-    public var url: String
+package struct TransferRequest: Sendable {
+    package var url: String
     /// Absolute path; created or truncated by the transfer (appended to when it
     /// resumes). Its directory must exist.
-    public var destination: String
+    package var destination: String
     /// Higher starts first; equal priorities start in submission order.
-    public var priority: Int
+    package var priority: Int
     /// Extra request headers as `"Name: value"`, e.g. `If-None-Match` for revalidation.
-    public var headers: [String]
+    package var headers: [String]
     /// Set when `destination` already holds the start of the body, left by an
     /// interrupted transfer: the engine asks only for the rest.
-    public var resume: Resume?
+    package var resume: Resume?
     /// Told of body bytes and retries as they happen (a run's progress and log).
     var observer: TransferObserver?
 
-    public init(url: String, destination: String, priority: Int = 0, headers: [String] = [], resume: Resume? = nil) {
+    package init(url: String, destination: String, priority: Int = 0, headers: [String] = [], resume: Resume? = nil) {
         self.url = url
         self.destination = destination
         self.priority = priority
@@ -32,14 +32,14 @@ public struct TransferRequest: Sendable {
     /// Ignored (the fetch starts from zero) when `destination` is shorter than
     /// `offset`, when `offset` is not positive, or when it already reaches the
     /// size limit. Bytes past `offset` are cut off before appending.
-    public struct Resume: Sendable, Equatable {
+    package struct Resume: Sendable, Equatable {
         /// Bytes of the body already in `destination`.
-        public var offset: Int64
+        package var offset: Int64
         /// The ETag of the response those bytes came from, else its Last-Modified
         /// date, verbatim: sent as `If-Range`, so it must be a strong validator.
-        public var validator: String
+        package var validator: String
 
-        public init(offset: Int64, validator: String) {
+        package init(offset: Int64, validator: String) {
             self.offset = offset
             self.validator = validator
         }

@@ -1,12 +1,12 @@
 /// What an unpacked ZIP turned into.
-public struct ArchiveInfo: Sendable, Equatable {
+package struct ArchiveInfo: Sendable, Equatable {
     /// Entries in the central directory, directories included.
-    public var entries: Int
+    package var entries: Int
     /// Regular files written.
-    public var files: Int
-    public var unpackedBytes: Int64
+    package var files: Int
+    package var unpackedBytes: Int64
 
-    public init(entries: Int, files: Int, unpackedBytes: Int64) {
+    package init(entries: Int, files: Int, unpackedBytes: Int64) {
         self.entries = entries
         self.files = files
         self.unpackedBytes = unpackedBytes

@@ -1,13 +1,13 @@
 /// Checks a downloaded ZIP of HTML assets and unpacks it (DESIGN §3, §8). Every
 /// entry is checked from the central directory before the first byte is written;
 /// the bytes are then streamed, never held whole, and capped at what was declared.
-public enum ArchiveUnpacker {
+package enum ArchiveUnpacker {
     private static let chunkSize = 64 * 1024
 
     /// Checks and unpacks the ZIP at `zipPath` into `directory` (created by this
     /// call; must not exist). On failure the caller deletes `directory`, which does
     /// not exist when the checks failed before extraction began.
-    public static func unpack(
+    package static func unpack(
         zipPath: String,
         into directory: String,
         limits: ArchiveLimits = .init()

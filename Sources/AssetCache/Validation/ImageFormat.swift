@@ -1,5 +1,5 @@
 /// The image formats an asset may be in; anything else is `invalid_image`.
-public enum ImageFormat: String, Sendable {
+package enum ImageFormat: String, Sendable {
     case png, jpeg, gif, webp
 
     /// Recognises a format from the first bytes of a file (at least 12 are needed

@@ -1,10 +1,10 @@
 /// Decides whether a downloaded file is an image a message can show (DESIGN §3, §8).
-public enum ImageValidator {
+package enum ImageValidator {
     /// Full validation: PNG via CPNG; JPEG/GIF/WebP by structure (signature,
     /// well-formed segments/blocks/RIFF chunks, proper end marker), read with a small
     /// buffer, never the whole file. Anything else is `.invalidImage` with a message
     /// that names what the bytes look like.
-    public static func validate(path: String, limits: ImageLimits = .init()) -> Result<ImageInfo, AssetFailure> {
+    package static func validate(path: String, limits: ImageLimits = .init()) -> Result<ImageInfo, AssetFailure> {
         let head: [UInt8]
         switch FileHead.read(path: path, count: ContentDescription.sampleLength) {
         case .success(let bytes): head = bytes
@@ -34,7 +34,7 @@ public enum ImageValidator {
 
     /// Just the signature, for `file` assets that are validated as images only when
     /// their bytes are one. Nil for other content and for unreadable files.
-    public static func sniff(path: String) -> ImageFormat? {
+    package static func sniff(path: String) -> ImageFormat? {
         guard case .success(let head) = FileHead.read(path: path, count: ImageFormat.signatureLength) else { return nil }
         return ImageFormat(signature: head)
     }
