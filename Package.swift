@@ -12,10 +12,12 @@ let package = Package(
         .executable(name: "fixture-server", targets: ["fixture-server"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.65.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
+        // `swift package generate-documentation`: the DocC catalogs and Snippets/.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // Typed wrappers for libcurl's variadic calls; nothing else lives in C.
@@ -56,10 +58,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // An app that embeds the library; EndToEndTests runs it against FixtureServer.
+        .executableTarget(name: "EmbedPrefetch", dependencies: ["AssetCache"], path: "Examples/EmbedPrefetch"),
         .testTarget(name: "AssetCacheTests", dependencies: ["AssetCache", "FixtureServer"]),
         .testTarget(name: "FixtureServerTests", dependencies: ["FixtureServer"]),
         .testTarget(name: "InAppDeliveryTests", dependencies: ["InAppDelivery", "AssetCache"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["AssetCache", "FixtureServer", "prefetch", "fixture-server"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["AssetCache", "FixtureServer", "prefetch", "fixture-server", "EmbedPrefetch"]),
     ],
     swiftLanguageModes: [.v6]
 )
