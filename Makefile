@@ -3,7 +3,7 @@ SWIFT ?= swift
 SYSTEM_PACKAGES = libcurl4-openssl-dev libzip-dev libpng-dev pkg-config
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build test demo fixtures clean
+.PHONY: deps build test demo fixtures docs man completions clean
 
 # Installs the C libraries only when pkg-config cannot find them.
 deps:
@@ -20,6 +20,26 @@ test: deps
 
 demo: build
 	@scripts/demo.sh "$$($(SWIFT) build --show-bin-path)"
+
+# DocC archives of the libraries (Snippets/ included) in .build/plugins/Swift-DocC/outputs;
+# any documentation warning fails the build.
+docs: deps
+	$(SWIFT) package generate-documentation --target AssetCache --target InAppDelivery --warnings-as-errors
+
+# prefetch(1) and fixture-server(1) from the argument parser's generate-manual plugin,
+# dated by the last commit so the same commit makes the same pages: .build/man/.
+MAN_DATE = $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
+man: deps
+	$(SWIFT) package generate-manual --configuration debug --date $(MAN_DATE)
+	mkdir -p .build/man
+	cp .build/plugins/GenerateManual/outputs/prefetch/prefetch.1 .build/plugins/GenerateManual/outputs/fixture-server/fixture-server.1 .build/man/
+	@echo "man pages in .build/man: man -l .build/man/prefetch.1"
+
+# Shell completion scripts for prefetch in .build/completions/.
+completions: build
+	mkdir -p .build/completions
+	for shell in bash zsh fish; do "$$($(SWIFT) build --show-bin-path)/prefetch" --generate-completion-script $$shell >.build/completions/prefetch.$$shell; done
+	@ls .build/completions
 
 # Regenerates the binary test assets; `--check` verifies the committed ones.
 fixtures:

@@ -23,7 +23,7 @@ final class ProgressLine: Sendable {
         self.style = style
     }
 
-    /// For ``PrefetchOptions/progress``.
+    /// For `PrefetchOptions.progress`.
     var callback: @Sendable (PrefetchProgress) -> Void {
         { [self] progress in update(progress) }
     }

@@ -10,7 +10,7 @@ public enum EventProperty: Sendable, Hashable {
     case date(Double)
 
     /// JSON has no date type: a date arrives as an ISO 8601 string and stays a
-    /// string here; a `date` filter reads it as a date (see ``PropertyType``).
+    /// string here; a `date` filter reads it as a date.
     /// Null, arrays and objects give nil: no filter can test them, so they count
     /// as missing.
     public init?(json: JSONValue) {
