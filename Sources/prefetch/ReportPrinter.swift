@@ -14,7 +14,7 @@ struct ReportPrinter {
         warnAboutStorage(report)
         if options.json {
             let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes]
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             if let data = try? encoder.encode(report) {
                 FileHandle.standardOutput.write(data + Data("\n".utf8))
             }
