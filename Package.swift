@@ -60,7 +60,9 @@ let package = Package(
         ),
         // An app that embeds the library; EndToEndTests runs it against FixtureServer.
         .executableTarget(name: "EmbedPrefetch", dependencies: ["AssetCache"], path: "Examples/EmbedPrefetch"),
-        .testTarget(name: "AssetCacheTests", dependencies: ["AssetCache", "FixtureServer"]),
+        .testTarget(
+            name: "AssetCacheTests",
+            dependencies: ["AssetCache", "FixtureServer", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "FixtureServerTests", dependencies: ["FixtureServer"]),
         .testTarget(name: "InAppDeliveryTests", dependencies: ["InAppDelivery", "AssetCache"]),
         .testTarget(name: "EndToEndTests", dependencies: ["AssetCache", "FixtureServer", "prefetch", "fixture-server", "EmbedPrefetch"]),
