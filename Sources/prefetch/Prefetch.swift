@@ -67,6 +67,8 @@ struct CommandFailure: Error {
     /// `prefetch: error: …` on stderr, "error" in red on a terminal.
     func write() {
         let style = TextStyle.forDescriptor(STDERR_FILENO)
+        // The run is over: its progress line must not be drawn again below the error.
+        Console.standardError.clearStatus()
         Console.standardError.writeLine("prefetch: \(style.red("error")): \(message)")
     }
 }
