@@ -12,11 +12,11 @@ enum PseudoTerminal {
     }
 
     static func prefetch(_ arguments: [String], environment extra: [String: String] = [:]) async throws -> Result {
-        let master = LibC.posix_openpt(O_RDWR | O_NOCTTY)
+        let master = LibC.posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard master >= 0, LibC.grantpt(master) == 0, LibC.unlockpt(master) == 0, let name = LibC.ptsname(master) else {
             throw PseudoTerminalError(description: "no pseudo-terminal: \(String(cString: strerror(errno)))")
         }
-        let slave = open(name, O_RDWR | O_NOCTTY)
+        let slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard slave >= 0 else { throw PseudoTerminalError(description: "cannot open \(String(cString: name))") }
 
         let process = Process()
