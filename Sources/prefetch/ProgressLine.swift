@@ -45,14 +45,13 @@ final class ProgressLine: Sendable {
     }
 
     func text(_ progress: PrefetchProgress) -> String {
-        var parts = [
-            "\(progress.completedAssets)/\(progress.totalAssets) assets",
-            "\(ByteCount.format(progress.receivedBytes)) at \(ByteCount.format(Int64(progress.bytesPerSecond)))/s",
-        ]
-        if progress.failedAssets > 0 { parts.append(style.red("\(progress.failedAssets) failed")) }
-        let line = "prefetch: " + parts.joined(separator: ", ")
-        // A line that wraps can no longer be redrawn in place.
-        guard let width = console.width, line.count >= width else { return line }
-        return String(line.prefix(max(0, width - 1)))
+        let line = "prefetch: \(progress.completedAssets)/\(progress.totalAssets) assets, "
+            + "\(ByteCount.format(progress.receivedBytes)) at \(ByteCount.format(Int64(progress.bytesPerSecond)))/s"
+        let failed = progress.failedAssets > 0 ? ", \(progress.failedAssets) failed" : ""
+        // A line that wraps can no longer be redrawn in place: cut it, colourless.
+        if let width = console.width, line.count + failed.count >= width {
+            return String((line + failed).prefix(max(0, width - 1)))
+        }
+        return line + (failed.isEmpty ? "" : ", " + style.red(String(failed.dropFirst(2))))
     }
 }

@@ -39,6 +39,18 @@ import Testing
         #expect(!result.stdout.contains("\u{1B}"))
     }
 
+    @Test func aNarrowTerminalGetsALineThatNeverWraps() async throws {
+        let scratch = try Scratch()
+        let server = try await FixtureServer.start(root: Package.assets.path)
+        let result = try await PseudoTerminal.prefetch(
+            ["run", try manifest(scratch, server), "--cache-dir", scratch.path("cache")], columns: 24)
+        try await server.stop()
+
+        let draws = result.terminal.components(separatedBy: Self.erase).filter { !$0.isEmpty }
+        #expect(draws.first == "prefetch: 0/6 assets, 0")
+        for draw in draws { #expect(draw.count < 24 && !draw.contains("\u{1B}"), "\(draw.debugDescription)") }
+    }
+
     @Test func aPipeGetsNoProgressAndNoEscapes() async throws {
         let scratch = try Scratch()
         let server = try await FixtureServer.start(root: Package.assets.path)

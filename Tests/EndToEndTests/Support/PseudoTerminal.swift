@@ -11,11 +11,14 @@ enum PseudoTerminal {
         var terminal: String
     }
 
-    static func prefetch(_ arguments: [String], environment extra: [String: String] = [:]) async throws -> Result {
+    /// `columns`: the terminal's width, as a resized window would report it (0: unknown).
+    static func prefetch(_ arguments: [String], environment extra: [String: String] = [:], columns: Int = 0) async throws -> Result {
         let master = LibC.posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard master >= 0, LibC.grantpt(master) == 0, LibC.unlockpt(master) == 0, let name = LibC.ptsname(master) else {
             throw PseudoTerminalError(description: "no pseudo-terminal: \(String(cString: strerror(errno)))")
         }
+        var size = winsize(ws_row: 24, ws_col: UInt16(columns), ws_xpixel: 0, ws_ypixel: 0)
+        _ = ioctl(master, UInt(TIOCSWINSZ), &size)
         let slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard slave >= 0 else { throw PseudoTerminalError(description: "cannot open \(String(cString: name))") }
 
