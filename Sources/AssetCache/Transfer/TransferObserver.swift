@@ -7,16 +7,25 @@ import Synchronization
 final class TransferObserver: Sendable {
     let logger: Logger
     private let bytes = Atomic<Int64>(0)
+    /// Called once, on the first body bytes: lets a caller (a test) await "data is
+    /// flowing" instead of polling for it.
+    private let firstBytes: Mutex<(@Sendable () -> Void)?>
 
-    init(logger: Logger) {
+    init(logger: Logger, onFirstBytes: (@Sendable () -> Void)? = nil) {
         self.logger = logger
+        firstBytes = Mutex(onFirstBytes)
     }
 
     /// Body bytes written to destination files so far, retried attempts included.
     var receivedBytes: Int64 { bytes.load(ordering: .relaxed) }
 
     func received(_ count: Int) {
-        bytes.wrappingAdd(Int64(count), ordering: .relaxed)
+        if bytes.wrappingAdd(Int64(count), ordering: .relaxed).oldValue == 0, count > 0 {
+            firstBytes.withLock { callback in
+                callback?()
+                callback = nil
+            }
+        }
     }
 
     func willRetry(_ url: String, after failure: AssetFailure, attempt: Int, in seconds: Double) {
