@@ -9,6 +9,9 @@ extension CacheStore {
         do {
             if FileSystem.exists(destination) {
                 unlink(temporary)
+                // Another commit may have renamed it a moment ago and not synced
+                // the shard yet: it must be durable before a ref names it.
+                try FileSystem.fsync(path: FileSystem.parent(of: destination), directory: true)
                 return destination
             }
             try FileSystem.fsync(path: temporary)
@@ -24,12 +27,18 @@ extension CacheStore {
     public func commitTree(from temporary: String, sha256: String) throws(StoreError) -> String {
         let destination = treePath(sha256)
         do {
-            if FileSystem.exists(destination) {
-                FileSystem.remove(temporary)
-                return destination
+            if !FileSystem.exists(destination) {
+                try syncTree(temporary)
+                do {
+                    try moveIntoShard(temporary, destination)
+                    return destination
+                } catch where (error.code == ENOTEMPTY || error.code == EEXIST) && FileSystem.isDirectory(destination) {
+                    // The same ZIP under another URL was committed at the same moment.
+                }
             }
-            try syncTree(temporary)
-            try moveIntoShard(temporary, destination)
+            FileSystem.remove(temporary)
+            // As for objects: durable before a ref names it, whoever renamed it.
+            try FileSystem.fsync(path: FileSystem.parent(of: destination), directory: true)
         } catch {
             throw .io(error.description)
         }
