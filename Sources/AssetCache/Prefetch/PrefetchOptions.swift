@@ -5,6 +5,9 @@ public struct PrefetchOptions: Sendable {
     public var archive = ArchiveLimits()
     /// Validation runs beside downloads, in at most this many threads.
     public var validationWorkers = 2
+    /// Commits (renames and fsyncs) wait on the disk, not the CPU: this many at
+    /// once let the filesystem's journal share each commit among them.
+    public var commitWorkers = 16
     /// Epoch seconds used for `start_time`/`end_time`; the run's start by default.
     public var now: Double?
     /// `--offline`: readiness from the cache alone, no network.

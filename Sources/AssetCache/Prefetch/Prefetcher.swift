@@ -38,8 +38,14 @@ public final class Prefetcher: Sendable {
         }
         if let stoppedEarly { engine?.cancelAll(reason: stoppedEarly) }
         let committer = AssetCommit(store: store, options: options, integrity: manifest.integrity, now: now)
+        let validation = BlockingPool(width: options.validationWorkers, name: "AssetCache.validation")
+        let commits = BlockingPool(width: options.commitWorkers, name: "AssetCache.commit")
+        defer {
+            validation.shutdown()
+            commits.shutdown()
+        }
         let pipeline = AssetPipeline(
-            store: store, engine: engine, pool: ValidationPool(width: options.validationWorkers),
+            store: store, engine: engine, validation: validation, commits: commits,
             committer: committer, started: started, now: now)
 
         var records: [AssetURL: AssetRecord] = [:]
