@@ -11,14 +11,21 @@ enum HTTPDate {
 
     static func parse(_ text: String) -> Double? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        for format in formats {
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "GMT")
-            formatter.dateFormat = format
+        for formatter in parsers {
             if let date = formatter.date(from: trimmed) { return date.timeIntervalSince1970 }
         }
         return nil
+    }
+
+    /// Made once: creating a DateFormatter (an ICU formatter underneath) cost more
+    /// than the rest of an asset's commit, and every response has dates to read.
+    /// DateFormatter is thread-safe for parsing.
+    private static let parsers: [DateFormatter] = formats.map { format in
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = format
+        return formatter
     }
 
     static func format(_ epoch: Double) -> String {
