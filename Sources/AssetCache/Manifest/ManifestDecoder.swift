@@ -12,7 +12,7 @@ extension Manifest {
         }
         let raw: RawManifest
         do {
-            raw = try JSONDecoder().decode(RawManifest.self, from: data)
+            raw = try FastManifestReader.read(data) ?? JSONDecoder().decode(RawManifest.self, from: data)
         } catch let error as DecodingError {
             throw ManifestError(decodingError: error)
         } catch {
