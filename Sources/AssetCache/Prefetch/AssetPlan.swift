@@ -14,11 +14,13 @@ struct AssetPlan {
     var skipped: [(url: AssetURL, kind: AssetKind)] = []
 
     init(manifest: Manifest, now: Double) {
-        let ordered = manifest.actions.enumerated().sorted { a, b in
-            if a.element.isUrgent != b.element.isUrgent { return a.element.isUrgent }
-            if a.element.priority != b.element.priority { return a.element.priority > b.element.priority }
-            return a.offset < b.offset
-        }.map(\.element)
+        // Sort keys computed once per action, not once per comparison.
+        let keys = manifest.actions.map { (isUrgent: $0.isUrgent, priority: $0.priority) }
+        let ordered = manifest.actions.indices.sorted { a, b in
+            if keys[a].isUrgent != keys[b].isUrgent { return keys[a].isUrgent }
+            if keys[a].priority != keys[b].priority { return keys[a].priority > keys[b].priority }
+            return a < b
+        }.map { manifest.actions[$0] }
 
         var seen: Set<AssetURL> = []
         var skippedSeen: Set<AssetURL> = []
