@@ -39,10 +39,12 @@ struct AssetPipeline: Sendable {
         let result = await engine.fetch(request)
 
         if let cached, result.status == 304 {
-            unlink(download)
+            // Usually there is no file: a 304 has no body. Looking first spares an
+            // unlink that would take tmp/'s lock from the commits renaming out of it.
+            if FileSystem.exists(download) { unlink(download) }
             let ref = cached.revalidated(by: result.headers, at: now)
             let written = await commits.run { [store] in
-                Result { () throws(StoreError) in try store.writeRef(ref, for: item.url) }
+                Result { () throws(StoreError) in try store.replaceRef(ref, for: item.url) }
             }
             if case .failure(let error) = written {
                 return .failed(item, AssetFailure(.storage, error.description), attempts: result.attempts, finishedMs: elapsedMs())

@@ -55,6 +55,9 @@ public final class Prefetcher: Sendable {
             }
             for await record in group { records[record.url] = record }
         }
+        if records.values.contains(where: { $0.outcome == .revalidated }) {
+            try store.syncRefs()
+        }
         var report = PrefetchReport(
             manifest: manifest, plan: plan, records: records, now: now, cacheDirectory: store.root,
             durationMs: pipeline.elapsedMs())

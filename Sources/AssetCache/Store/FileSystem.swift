@@ -75,6 +75,13 @@ enum FileSystem {
 
     /// Writes a small file whole (refs, state): temp file, fsync, rename, fsync dir.
     static func writeAtomically(_ bytes: [UInt8], to path: String, tempDirectory: String) throws(Failure) {
+        let temp = try writeTemporary(bytes, in: tempDirectory)
+        try rename(temp, to: path)
+        try fsync(path: parent(of: path), directory: true)
+    }
+
+    /// A new file in `tempDirectory` holding `bytes`, synced.
+    static func writeTemporary(_ bytes: [UInt8], in tempDirectory: String) throws(Failure) -> String {
         let temp = "\(tempDirectory)/.\(UInt64.random(in: 0...UInt64.max)).tmp"
         let fd = open(temp, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw Failure(operation: "create", path: temp, code: errno) }
@@ -89,15 +96,15 @@ enum FileSystem {
             }
             written += n
         }
-        guard Glibc.fsync(fd) == 0 else {
+        if Glibc.fsync(fd) != 0 {
             let code = errno
             close(fd); unlink(temp)
             throw Failure(operation: "fsync", path: temp, code: code)
         }
         close(fd)
-        try rename(temp, to: path)
-        try fsync(path: parent(of: path), directory: true)
+        return temp
     }
+
 
     static func parent(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
