@@ -6,6 +6,8 @@ struct AssetPlan {
         var kind: AssetKind
         /// Higher starts first.
         var priority: Int
+        /// Needed by a session-start or push-click message: these come first.
+        var isUrgent = false
     }
 
     /// URLs to fetch, in order.
@@ -31,7 +33,7 @@ struct AssetPlan {
                     continue
                 }
                 if seen.insert(url).inserted {
-                    fetch.append(Item(url: url, kind: kind, priority: 0))
+                    fetch.append(Item(url: url, kind: kind, priority: 0, isUrgent: action.isUrgent))
                 }
             }
         }

@@ -49,12 +49,27 @@ public final class Prefetcher: Sendable {
             committer: committer, started: started, now: now)
 
         var records: [AssetURL: AssetRecord] = [:]
+        let urgent = plan.fetch.count(where: \.isUrgent)
+        let headStart = HeadStart(urgent: options.urgentHeadStart > .zero ? urgent : 0)
+        let timer = Task { [limit = options.urgentHeadStart] in
+            try? await Task.sleep(for: limit)
+            headStart.open()
+        }
         await withTaskGroup(of: AssetRecord.self) { group in
             for item in plan.fetch {
-                group.addTask { await pipeline.process(item) }
+                group.addTask {
+                    guard item.isUrgent else {
+                        await headStart.wait()
+                        return await pipeline.process(item)
+                    }
+                    let record = await pipeline.process(item)
+                    headStart.urgentFinished()
+                    return record
+                }
             }
             for await record in group { records[record.url] = record }
         }
+        timer.cancel()
         if records.values.contains(where: { $0.outcome == .revalidated }) {
             try store.syncRefs()
         }
