@@ -43,6 +43,13 @@ struct AssetPipeline: Sendable {
             // unlink that would take tmp/'s lock from the commits renaming out of it.
             if FileSystem.exists(download) { unlink(download) }
             let ref = cached.revalidated(by: result.headers, at: now)
+            if ref.onlyFetchTimeDiffers(from: cached.ref) {
+                // Nothing the next run reads would change: without a freshness
+                // lifetime the time of the fetch is never consulted. Only the LRU
+                // clock moves, as for a fresh copy.
+                store.touchRef(for: item.url)
+                return record(item, .revalidated, cached, attempts: result.attempts)
+            }
             let written = await commits.run { [store] in
                 Result { () throws(StoreError) in try store.replaceRef(ref, for: item.url) }
             }
