@@ -269,10 +269,13 @@ class Bench:
         self.add("B" + tag, b.seconds)
         self.notes["B" + tag] = self.outcomes(report)
         if not no_cache:
-            devnull = os.devnull
-            for count in (1000, 10000):
-                c, _ = self.prefetch(["plan", manifests[f"plan-{count}"]], cache, out=devnull)
-                self.add(f"C{count}", c.seconds)
+            # Three of each per round: single runs of ~0.1 s are the noisiest numbers here.
+            for _ in range(3):
+                for count in (1000, 10000):
+                    c, _ = self.prefetch(["plan", manifests[f"plan-{count}"]], cache, out=os.devnull)
+                    self.add(f"C{count}", c.seconds)
+                c = measure([self.bin, "plan", manifests["plan-10000"], "--cache-dir", cache], stdout_file=os.devnull)
+                self.add("C10000_text", c.seconds)
 
     def run_single(self, manifests):
         cache = os.path.join(self.work, "caches", "single")
@@ -352,6 +355,7 @@ def table(bench, rounds):
     row("B' warm run, server sends no-cache", ms(s["B'"]), note=bench.notes.get("B'", ""))
     row("C  plan --json, 1,000 messages", ms(s["C1000"]))
     row("C  plan --json, 10,000 messages", ms(s["C10000"]), "<= 150 ms", s["C10000"] <= 0.150)
+    row("C  plan (text report), 10,000 messages", ms(s["C10000_text"]), "<= 150 ms", s["C10000_text"] <= 0.150)
     row("D  curl --parallel-max 8 + pngcheck + unzip", ms(s["D"]))
     row("E  aria2c -j 8 + pngcheck + unzip", ms(s["E"]))
     row("F  ready_ms of the open message, last of 500", ms(s["F"]))
@@ -365,7 +369,9 @@ def table(bench, rounds):
     row("B/A", f"{s['B'] / s['A']:.3f}", "<= 0.10", s["B"] / s["A"] <= 0.10)
     warm = s["B'"] / s["A'"]
     row("B'/A'", f"{warm:.3f}", "<= 0.10", warm <= 0.10)
-    row("C 10,000 / C 1,000", f"{s['C10000'] / s['C1000']:.1f}", "~10 (linear)", s["C10000"] / s["C1000"] <= 12)
+    per_thousand = (s["C10000"] - s["C1000"]) / 9
+    row("C 10,000 / C 1,000", f"{s['C10000'] / s['C1000']:.1f}", "<= 10 (linear)", s["C10000"] / s["C1000"] <= 10,
+        f"fixed part (start, cache open) ~{ms(s['C1000'] - per_thousand)}, then {ms(per_thousand)} per 1,000 messages")
     row("F / F alone", f"{s['F'] / s['F_alone']:.2f}", "<= 2", s["F"] / s["F_alone"] <= 2)
 
     widths = [max(len(r[i]) for r in rows + [("measurement", "median", "target", "", "")]) for i in range(4)]
