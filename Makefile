@@ -31,7 +31,7 @@ fixtures:
 BENCH_TOOLS = nginx curl aria2c pngcheck unzip python3
 BENCH_PACKAGES = nginx curl aria2 pngcheck unzip python3
 bench: deps
-	@for tool in $(BENCH_TOOLS); do command -v $$tool >/dev/null 2>&1 || missing=1; done; \
+	@PATH="$$PATH:/usr/sbin"; for tool in $(BENCH_TOOLS); do command -v $$tool >/dev/null 2>&1 || missing=1; done; \
 	if [ -n "$$missing" ]; then \
 		echo "Installing $(BENCH_PACKAGES) with apt-get"; \
 		$(SUDO) apt-get update && $(SUDO) apt-get install -y $(BENCH_PACKAGES); \

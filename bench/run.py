@@ -133,8 +133,9 @@ http {{
         self.conf = os.path.join(self.prefix, "nginx.conf")
         with open(self.conf, "w") as f:
             f.write(conf)
+        binary = shutil.which("nginx") or "/usr/sbin/nginx"  # /usr/sbin is not on every user's PATH
         self.process = subprocess.Popen(
-            ["nginx", "-p", self.prefix, "-c", self.conf, "-e", os.path.join(self.prefix, "logs/error.log")],
+            [binary, "-p", self.prefix, "-c", self.conf, "-e", os.path.join(self.prefix, "logs/error.log")],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.time() + 10
         while time.time() < deadline:
@@ -318,7 +319,7 @@ def versions(binary):
         "prefetch": first_line([binary, "--version"]),
         "swift": first_line(["swift", "--version"]),
         "libcurl / libpng / libzip": " / ".join(mods) if mods else libs,
-        "nginx": first_line(["nginx", "-v"]),
+        "nginx": first_line([shutil.which("nginx") or "/usr/sbin/nginx", "-v"]),
         "curl": first_line(["curl", "--version"]).split(" (")[0],
         "aria2c": first_line(["aria2c", "--version"]),
         "pngcheck": first_line(["pngcheck", "-h"]).rstrip(","),
@@ -409,6 +410,8 @@ def main():
     parser.add_argument("--serve", action="store_true",
                         help="only start nginx and write the manifests (under WORK/manifests), for profiling; stop with SIGTERM")
     args = parser.parse_args()
+    # SIGTERM ends the run like Ctrl-C: through the finally that stops nginx.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     os.makedirs(args.work, exist_ok=True)
     corpus = os.path.join(args.work, "corpus")
     subprocess.run([sys.executable, os.path.join(BENCH, "corpus.py"), "--out", corpus] + ([] if args.no_big else ["--big"]), check=True)
@@ -421,7 +424,6 @@ def main():
         manifests, lists = write_inputs(bench.work, assets, nginx)
         if args.serve:
             print(f"bench: nginx on {nginx.url()} (no-cache: {nginx.url(no_cache=True)}); manifests in {bench.work}/manifests", flush=True)
-            signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
             signal.pause()
         jobs = [
             ("A B C", lambda: bench.run_cold_warm(manifests, no_cache=False)),
