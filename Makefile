@@ -1,9 +1,9 @@
-# Two commands for a fresh machine: `make demo` and `make test`.
+# Two commands for a fresh machine: `make demo` and `make test`; `make bench` for speed.
 SWIFT ?= swift
 SYSTEM_PACKAGES = libcurl4-openssl-dev libzip-dev libpng-dev pkg-config
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build test demo fixtures docs man completions clean
+.PHONY: deps build test demo fixtures bench docs man completions clean
 
 # Installs the C libraries only when pkg-config cannot find them.
 deps:
@@ -44,6 +44,20 @@ completions: build
 # Regenerates the binary test assets; `--check` verifies the committed ones.
 fixtures:
 	python3 fixtures/generate.py
+
+# The benchmark of issue 6 (bench/run.py): installs nginx, curl, aria2, pngcheck and
+# unzip when missing, builds prefetch in release mode, prints the table and writes
+# BENCHMARKS.md. BENCH_ARGS passes options on, e.g. BENCH_ARGS="--rounds 7 --no-big".
+BENCH_TOOLS = nginx curl aria2c pngcheck unzip python3
+BENCH_PACKAGES = nginx curl aria2 pngcheck unzip python3
+bench: deps
+	@PATH="$$PATH:/usr/sbin"; for tool in $(BENCH_TOOLS); do command -v $$tool >/dev/null 2>&1 || missing=1; done; \
+	if [ -n "$$missing" ]; then \
+		echo "Installing $(BENCH_PACKAGES) with apt-get"; \
+		$(SUDO) apt-get update && $(SUDO) apt-get install -y $(BENCH_PACKAGES); \
+	fi
+	$(SWIFT) build -c release --product prefetch
+	python3 bench/run.py --bin "$$($(SWIFT) build -c release --show-bin-path)" $(BENCH_ARGS)
 
 clean:
 	rm -rf .build

@@ -13,11 +13,7 @@ struct ReportPrinter {
     func print(_ report: PrefetchReport) {
         warnAboutStorage(report)
         if options.json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            if let data = try? encoder.encode(report) {
-                FileHandle.standardOutput.write(data + Data("\n".utf8))
-            }
+            FileHandle.standardOutput.write(Data(report.prettyJSON() + [0x0A]))
             return
         }
         if options.quiet { return }

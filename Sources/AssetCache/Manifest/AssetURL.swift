@@ -49,7 +49,8 @@ public struct AssetURL: Sendable, Hashable, Comparable, CustomStringConvertible 
 
     /// `cache=false` in the query marks an asset that must never be prefetched.
     public var forbidsCaching: Bool {
-        guard let query = string.split(separator: "?", maxSplits: 1).dropFirst().first else { return false }
+        guard let mark = string.utf8.firstIndex(of: UInt8(ascii: "?")) else { return false }
+        let query = string[string.index(after: mark)...]
         return query.split(separator: "&").contains { $0.lowercased() == "cache=false" }
     }
 

@@ -12,7 +12,7 @@ extension Manifest {
         }
         let raw: RawManifest
         do {
-            raw = try JSONDecoder().decode(RawManifest.self, from: data)
+            raw = try FastManifestReader.read(data) ?? JSONDecoder().decode(RawManifest.self, from: data)
         } catch let error as DecodingError {
             throw ManifestError(decodingError: error)
         } catch {
@@ -27,6 +27,8 @@ extension Manifest {
 private struct ManifestBuilder {
     var seenIDs: [String: Int] = [:]
     var warnings: [String] = []
+    /// Large manifests name the same few URLs many times: each is parsed once.
+    var parsedURLs: [String: AssetURL] = [:]
 
     mutating func build(_ raw: RawManifest) throws(ManifestError) -> Manifest {
         var actions: [TriggeredAction] = []
@@ -74,7 +76,7 @@ private struct ManifestBuilder {
         )
     }
 
-    func message(_ raw: RawMessageData, path: String) throws(ManifestError) -> InAppMessage {
+    mutating func message(_ raw: RawMessageData, path: String) throws(ManifestError) -> InAppMessage {
         var urls: [AssetURL] = []
         for (index, url) in (raw.assetURLs ?? []).enumerated() {
             urls.append(try assetURL(url, path: "\(path).asset_urls[\(index)]"))
@@ -92,14 +94,17 @@ private struct ManifestBuilder {
         )
     }
 
-    func optionalURL(_ raw: String?, path: String) throws(ManifestError) -> AssetURL? {
+    mutating func optionalURL(_ raw: String?, path: String) throws(ManifestError) -> AssetURL? {
         guard let raw, !raw.isEmpty else { return nil }
         return try assetURL(raw, path: path)
     }
 
-    func assetURL(_ raw: String, path: String) throws(ManifestError) -> AssetURL {
+    mutating func assetURL(_ raw: String, path: String) throws(ManifestError) -> AssetURL {
+        if let parsed = parsedURLs[raw] { return parsed }
         do throws(AssetURL.ParseError) {
-            return try AssetURL(parsing: raw)
+            let parsed = try AssetURL(parsing: raw)
+            parsedURLs[raw] = parsed
+            return parsed
         } catch {
             switch error {
             case .unsupportedScheme(let scheme):

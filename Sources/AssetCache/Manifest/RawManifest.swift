@@ -1,11 +1,11 @@
 /// The manifest exactly as JSON, before any checking: Codable reports wrong types
 /// with their coding path, which ``ManifestError`` turns into `triggers[3].data.x`.
-struct RawManifest: Decodable {
+struct RawManifest: Decodable, Equatable {
     var triggers: [RawTrigger]
     var integrity: [String: String]?
 }
 
-struct RawTrigger: Decodable {
+struct RawTrigger: Decodable, Equatable {
     var id: String?
     var type: String?
     var priority: Double?
@@ -43,12 +43,12 @@ struct RawTrigger: Decodable {
     }
 }
 
-struct RawCondition: Decodable {
+struct RawCondition: Decodable, Equatable {
     var type: String
     var data: [String: JSONValue]?
 }
 
-struct RawMessageData: Decodable {
+struct RawMessageData: Decodable, Equatable {
     var type: String?
     var imageStyle: String?
     var message: String?

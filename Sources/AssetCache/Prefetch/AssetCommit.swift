@@ -2,21 +2,34 @@ import Glibc
 
 /// Validation and commit of one downloaded body: integrity, image or archive checks,
 /// then the object (and its unpacked tree) into the store and, last, the ref.
-/// Runs on the validation pool: it blocks on disk and CPU.
+/// Validation is CPU work for the validation pool; the commit waits on fsync and
+/// runs on the commit pool, whose many threads let the filesystem's journal share
+/// one commit among several waiting files.
 struct AssetCommit {
     let store: CacheStore
     let options: PrefetchOptions
     let integrity: [AssetURL: [UInt8]]
     let now: Double
 
-    /// The local path (object, or tree for a ZIP) on success.
-    func commit(_ item: AssetPlan.Item, download: String, result: TransferResult) -> Result<String, AssetFailure> {
+    /// A body that passed validation, with its unpacked tree, not yet in the store.
+    struct Validated: Sendable {
+        var item: AssetPlan.Item
+        var download: String
+        var tree: String?
+        var result: TransferResult
+    }
+
+    /// On failure the download and any unpacked tree are gone.
+    func validate(_ item: AssetPlan.Item, download: String, result: TransferResult) -> Result<Validated, AssetFailure> {
         // An empty body never triggered the write callback, so no file was made.
         if !FileSystem.exists(download) { close(open(download, O_CREAT | O_WRONLY | O_CLOEXEC, 0o600)) }
         var tree: String?
+        var valid = false
         defer {
-            unlink(download)
-            if let tree { FileSystem.remove(tree) }
+            if !valid {
+                unlink(download)
+                if let tree { FileSystem.remove(tree) }
+            }
         }
         if let expected = integrity[item.url], CacheStore.hex(expected) != result.sha256 {
             return .failure(AssetFailure(.integrityMismatch,
@@ -39,6 +52,20 @@ struct AssetCommit {
             }
         } catch {
             return .failure(error)
+        }
+        valid = true
+        return .success(Validated(item: item, download: download, tree: tree, result: result))
+    }
+
+    /// The local path (object, or tree for a ZIP) on success.
+    func commit(_ validated: Validated) -> Result<String, AssetFailure> {
+        let item = validated.item
+        let result = validated.result
+        let download = validated.download
+        var tree = validated.tree
+        defer {
+            unlink(download)
+            if let tree { FileSystem.remove(tree) }
         }
         do {
             let object = try store.commitObject(from: download, sha256: result.sha256)

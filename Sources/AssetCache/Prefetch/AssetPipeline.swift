@@ -7,7 +7,10 @@ import Glibc
 struct AssetPipeline: Sendable {
     let store: CacheStore
     let engine: TransferEngine?
-    let pool: ValidationPool
+    /// CPU: decoding and unpacking.
+    let validation: BlockingPool
+    /// Disk: renames and fsyncs.
+    let commits: BlockingPool
     let committer: AssetCommit
     let started: ContinuousClock.Instant
     let now: Double
@@ -38,10 +41,21 @@ struct AssetPipeline: Sendable {
         let result = await engine.fetch(request)
 
         if let cached, result.status == 304 {
-            unlink(download)
-            do {
-                try store.writeRef(cached.revalidated(by: result.headers, at: now), for: item.url)
-            } catch {
+            // Usually there is no file: a 304 has no body. Looking first spares an
+            // unlink that would take tmp/'s lock from the commits renaming out of it.
+            if FileSystem.exists(download) { unlink(download) }
+            let ref = cached.revalidated(by: result.headers, at: now)
+            if ref.onlyFetchTimeDiffers(from: cached.ref) {
+                // Nothing the next run reads would change: without a freshness
+                // lifetime the time of the fetch is never consulted. Only the LRU
+                // clock moves, as for a fresh copy.
+                store.touchRef(for: item.url)
+                return record(item, .revalidated, cached, attempts: result.attempts)
+            }
+            let written = await commits.run { [store] in
+                Result { () throws(StoreError) in try store.replaceRef(ref, for: item.url) }
+            }
+            if case .failure(let error) = written {
                 return .failed(item, AssetFailure(.storage, error.description), attempts: result.attempts, finishedMs: elapsedMs())
             }
             return record(item, .revalidated, cached, attempts: result.attempts)
@@ -54,7 +68,12 @@ struct AssetPipeline: Sendable {
             }
             return failed(item, failure, result: result, cached: cached)
         }
-        let committed = await pool.run { [committer] in committer.commit(item, download: download, result: result) }
+        let validated = await validation.run { [committer] in committer.validate(item, download: download, result: result) }
+        let committed: Result<String, AssetFailure>
+        switch validated {
+        case .success(let valid): committed = await commits.run { [committer] in committer.commit(valid) }
+        case .failure(let failure): committed = .failure(failure)
+        }
         switch committed {
         case .success(let path):
             var record = AssetRecord(

@@ -6,6 +6,8 @@ struct AssetPlan {
         var kind: AssetKind
         /// Higher starts first.
         var priority: Int
+        /// Needed by a session-start or push-click message: these come first.
+        var isUrgent = false
     }
 
     /// URLs to fetch, in order.
@@ -14,11 +16,13 @@ struct AssetPlan {
     var skipped: [(url: AssetURL, kind: AssetKind)] = []
 
     init(manifest: Manifest, now: Double) {
-        let ordered = manifest.actions.enumerated().sorted { a, b in
-            if a.element.isUrgent != b.element.isUrgent { return a.element.isUrgent }
-            if a.element.priority != b.element.priority { return a.element.priority > b.element.priority }
-            return a.offset < b.offset
-        }.map(\.element)
+        // Sort keys computed once per action, not once per comparison.
+        let keys = manifest.actions.map { (isUrgent: $0.isUrgent, priority: $0.priority) }
+        let ordered = manifest.actions.indices.sorted { a, b in
+            if keys[a].isUrgent != keys[b].isUrgent { return keys[a].isUrgent }
+            if keys[a].priority != keys[b].priority { return keys[a].priority > keys[b].priority }
+            return a < b
+        }.map { manifest.actions[$0] }
 
         var seen: Set<AssetURL> = []
         var skippedSeen: Set<AssetURL> = []
@@ -29,7 +33,7 @@ struct AssetPlan {
                     continue
                 }
                 if seen.insert(url).inserted {
-                    fetch.append(Item(url: url, kind: kind, priority: 0))
+                    fetch.append(Item(url: url, kind: kind, priority: 0, isUrgent: action.isUrgent))
                 }
             }
         }

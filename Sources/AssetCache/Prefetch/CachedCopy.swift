@@ -37,3 +37,14 @@ struct CachedCopy {
         return ref
     }
 }
+
+extension AssetRef {
+    /// The same ref but for `fetchedAt`, and neither has a freshness lifetime
+    /// (`no-cache`, or nothing to compute one from): `fetchedAt` only counts
+    /// against a lifetime, so rewriting the file would change nothing that is read.
+    func onlyFetchTimeDiffers(from old: AssetRef) -> Bool {
+        var same = self
+        same.fetchedAt = old.fetchedAt
+        return same == old && (maxAge ?? 0) == 0
+    }
+}

@@ -7,6 +7,12 @@ public struct PrefetchOptions: Sendable {
     public var archive = ArchiveLimits()
     /// Validation runs beside downloads, in at most this many threads.
     public var validationWorkers = 2
+    /// Commits (renames and fsyncs) wait on the disk, not the CPU: this many at
+    /// once let the filesystem's journal share each commit among them.
+    public var commitWorkers = 16
+    /// How long the other assets wait for the session-start and push-click ones
+    /// before starting anyway; zero starts everything at once.
+    public var urgentHeadStart: Duration = .seconds(1)
     /// Epoch seconds used for `start_time`/`end_time`; the run's start by default.
     public var now: Double?
     /// `--offline`: readiness from the cache alone, no network.

@@ -47,9 +47,15 @@ public final class Prefetcher: Sendable {
         }
         if let stoppedEarly { engine?.cancelAll(reason: stoppedEarly) }
         let committer = AssetCommit(store: store, options: options, integrity: manifest.integrity, now: now)
+        let validation = BlockingPool(width: options.validationWorkers, name: "AssetCache.validation")
+        let commits = BlockingPool(width: options.commitWorkers, name: "AssetCache.commit")
+        defer {
+            validation.shutdown()
+            commits.shutdown()
+        }
         let observer = TransferObserver(logger: logger)
         let pipeline = AssetPipeline(
-            store: store, engine: engine, pool: ValidationPool(width: options.validationWorkers),
+            store: store, engine: engine, validation: validation, commits: commits,
             committer: committer, started: started, now: now, observer: observer)
         let progress = options.progress.map {
             ProgressReporter(total: plan.fetch.count, observer: observer, started: started, callback: $0)
@@ -59,11 +65,23 @@ public final class Prefetcher: Sendable {
         defer { ticker?.cancel() }
 
         var records: [AssetURL: AssetRecord] = [:]
+        let urgent = plan.fetch.count(where: \.isUrgent)
+        let headStart = HeadStart(urgent: options.urgentHeadStart > .zero ? urgent : 0)
+        let timer = Task { [limit = options.urgentHeadStart] in
+            try? await Task.sleep(for: limit)
+            headStart.open()
+        }
         await withTaskGroup(of: AssetRecord.self) { group in
             for item in plan.fetch {
                 group.addTask {
                     if let engineFailure { return .failed(item, engineFailure, attempts: 0, finishedMs: pipeline.elapsedMs()) }
-                    return await pipeline.process(item)
+                    guard item.isUrgent else {
+                        await headStart.wait()
+                        return await pipeline.process(item)
+                    }
+                    let record = await pipeline.process(item)
+                    headStart.urgentFinished()
+                    return record
                 }
             }
             for await record in group {
@@ -73,6 +91,10 @@ public final class Prefetcher: Sendable {
             }
         }
         ticker?.cancel()
+        timer.cancel()
+        if records.values.contains(where: { $0.outcome == .revalidated }) {
+            try store.syncRefs()
+        }
         var report = PrefetchReport(
             manifest: manifest, plan: plan, records: records, now: now, cacheDirectory: store.root,
             durationMs: pipeline.elapsedMs())

@@ -9,6 +9,9 @@ extension CacheStore {
         do {
             if FileSystem.exists(destination) {
                 unlink(temporary)
+                // Another commit may have renamed it a moment ago and not synced
+                // the shard yet: it must be durable before a ref names it.
+                try FileSystem.fsync(path: FileSystem.parent(of: destination), directory: true)
                 return destination
             }
             try FileSystem.fsync(path: temporary)
@@ -24,12 +27,18 @@ extension CacheStore {
     package func commitTree(from temporary: String, sha256: String) throws(StoreError) -> String {
         let destination = treePath(sha256)
         do {
-            if FileSystem.exists(destination) {
-                FileSystem.remove(temporary)
-                return destination
+            if !FileSystem.exists(destination) {
+                try syncTree(temporary)
+                do {
+                    try moveIntoShard(temporary, destination)
+                    return destination
+                } catch where (error.code == ENOTEMPTY || error.code == EEXIST) && FileSystem.isDirectory(destination) {
+                    // The same ZIP under another URL was committed at the same moment.
+                }
             }
-            try syncTree(temporary)
-            try moveIntoShard(temporary, destination)
+            FileSystem.remove(temporary)
+            // As for objects: durable before a ref names it, whoever renamed it.
+            try FileSystem.fsync(path: FileSystem.parent(of: destination), directory: true)
         } catch {
             throw .io(error.description)
         }
@@ -38,13 +47,42 @@ extension CacheStore {
 
     /// Written last: once a ref names an object, the object is already durable.
     package func writeRef(_ ref: AssetRef, for url: AssetURL) throws(StoreError) {
+        let bytes = try encode(ref, for: url)
+        do throws(FileSystem.Failure) {
+            try FileSystem.writeAtomically(bytes, to: refPath(for: url), tempDirectory: tmpDirectory)
+        } catch {
+            throw .io(error.description)
+        }
+    }
+
+    /// A ref that replaces one naming the same, already durable object (after a
+    /// 304): written and synced, then renamed over the old one; the `refs/`
+    /// directory is synced once for all of them by ``syncRefs()`` before the run
+    /// ends. Until then a crash can only leave the old ref, which is still right.
+    func replaceRef(_ ref: AssetRef, for url: AssetURL) throws(StoreError) {
+        let bytes = try encode(ref, for: url)
+        do throws(FileSystem.Failure) {
+            let temporary = try FileSystem.writeTemporary(bytes, in: tmpDirectory)
+            try FileSystem.rename(temporary, to: refPath(for: url))
+        } catch {
+            throw .io(error.description)
+        }
+    }
+
+    /// Makes the renames of ``replaceRef(_:for:)`` durable.
+    func syncRefs() throws(StoreError) {
+        do throws(FileSystem.Failure) {
+            try FileSystem.fsync(path: refsDirectory, directory: true)
+        } catch {
+            throw .io(error.description)
+        }
+    }
+
+    private func encode(_ ref: AssetRef, for url: AssetURL) throws(StoreError) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         do {
-            let bytes = try Array(encoder.encode(ref))
-            try FileSystem.writeAtomically(bytes, to: refPath(for: url), tempDirectory: tmpDirectory)
-        } catch let error as FileSystem.Failure {
-            throw .io(error.description)
+            return try Array(encoder.encode(ref))
         } catch {
             throw .io("encoding the ref of \(url): \(error)")
         }
@@ -56,10 +94,12 @@ extension CacheStore {
     }
 
     /// The rename is the commit; syncing the shard makes it survive power loss.
-    /// Every object, tree file and directory is synced on its own rather than in a
-    /// batch: it is the simplest order that is obviously right, and on loopback the
-    /// syncs cost little next to validation. If the benchmark (bench/) shows them
-    /// dominating a cold run, batch them per run with syncfs(2) before the refs.
+    /// Every object, tree file and directory is synced on its own: the simplest
+    /// order that is obviously right. The benchmark (bench/) showed these syncs
+    /// dominating a cold run while they ran on the two validation threads; they now
+    /// run many at once on the commit pool, which was enough. Batching them with
+    /// syncfs(2) was tried and dropped: it writes every dirty page of the
+    /// filesystem, so each asset waited for all the downloads still arriving.
     private func moveIntoShard(_ temporary: String, _ destination: String) throws(FileSystem.Failure) {
         let shard = FileSystem.parent(of: destination)
         try FileSystem.makeDirectory(shard)

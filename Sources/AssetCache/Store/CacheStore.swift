@@ -130,7 +130,17 @@ public final class CacheStore: Sendable {
         }
     }
 
+    /// Lower-case hex. By table rather than String(format:), which costs a
+    /// Foundation formatter per byte: refPath(for:) runs several times per asset.
     static func hex<D: Sequence>(_ digest: D) -> String where D.Element == UInt8 {
-        digest.map { String(format: "%02x", $0) }.joined()
+        var text: [UInt8] = []
+        text.reserveCapacity(64)
+        for byte in digest {
+            text.append(hexDigits[Int(byte >> 4)])
+            text.append(hexDigits[Int(byte & 0x0f)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 }

@@ -50,11 +50,15 @@ enum FileSystem {
         defer { closedir(dir) }
         var names: [String] = []
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            // Read in place: a dirent is only as long as its name (d_reclen), so
+            // copying the whole 256-byte d_name can run off the end of the page.
+            let name = String(cString: (UnsafeRawPointer(entry) + direntNameOffset).assumingMemoryBound(to: CChar.self))
             if name != "." && name != ".." { names.append(name) }
         }
         return names
     }
+
+    private static let direntNameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
 
     /// Removes a file or a whole tree, making read-only objects writable first.
     static func remove(_ path: String) {
@@ -71,6 +75,13 @@ enum FileSystem {
 
     /// Writes a small file whole (refs, state): temp file, fsync, rename, fsync dir.
     static func writeAtomically(_ bytes: [UInt8], to path: String, tempDirectory: String) throws(Failure) {
+        let temp = try writeTemporary(bytes, in: tempDirectory)
+        try rename(temp, to: path)
+        try fsync(path: parent(of: path), directory: true)
+    }
+
+    /// A new file in `tempDirectory` holding `bytes`, synced.
+    static func writeTemporary(_ bytes: [UInt8], in tempDirectory: String) throws(Failure) -> String {
         let temp = "\(tempDirectory)/.\(UInt64.random(in: 0...UInt64.max)).tmp"
         let fd = open(temp, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw Failure(operation: "create", path: temp, code: errno) }
@@ -85,15 +96,15 @@ enum FileSystem {
             }
             written += n
         }
-        guard Glibc.fsync(fd) == 0 else {
+        if Glibc.fsync(fd) != 0 {
             let code = errno
             close(fd); unlink(temp)
             throw Failure(operation: "fsync", path: temp, code: code)
         }
         close(fd)
-        try rename(temp, to: path)
-        try fsync(path: parent(of: path), directory: true)
+        return temp
     }
+
 
     static func parent(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }

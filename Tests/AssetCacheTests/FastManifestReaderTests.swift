@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+@testable import AssetCache
+
+/// The fast reader either agrees with the Codable path or gives up on the input.
+@Suite struct FastManifestReaderTests {
+    static let agreeing: [String] = [
+        #"{"triggers": []}"#,
+        #" { "triggers" : [ ] , "integrity" : null } "#,
+        #"{"triggers": [{"id": "a", "type": "inapp", "priority": 2.5, "start_time": -1, "end_time": 1767225600, "delay": 0, "timeout": 1e2, "min_seconds_since_last_trigger": -1, "prefetch": false, "trigger_condition": [{"type": "open"}, {"type": "custom_event", "data": {"event_name": "x", "property_filters": [[{"property_key": "k", "property_type": "number", "comparator": 3, "property_value": -0.5}]], "n": null, "b": true}}], "data": {"type": "MODAL", "image_style": "GRAPHIC", "message": "Sp\u00e4ter \"quoted\"\n", "orientation": "ANY", "image_url": "https://cdn.example.com/a.png", "extras": {"campaign": "spring", "nested": {"list": [1, "two", false, null, {}]}}, "unknown": [1, {"x": "y"}]}, "other": {"deep": [[[]]]}}], "integrity": {"https://cdn.example.com/a.png": "sha256-AAAA"}}"#,
+        #"{"triggers": [{"id": "b", "type": "inapp", "data": {"type": "HTML", "asset_urls": ["http://e.com/1.css", "http://e.com/2.js"], "is_control": true, "image_url": null}, "trigger_condition": null}]}"#,
+        // Other action types: only type and id are read, whatever the rest holds.
+        #"{"triggers": [{"type": "content_card", "id": "c", "priority": "high", "data": 3}]}"#,
+        #"{"triggers": [{"id": "d", "type": "inapp", "data": {"message": "tab\tand \\ and \/ and caf\u00e9 und café \ud83d\ude00"}}], "extra": 1.5E-3}"#,
+    ]
+
+    /// Each is either refused by both paths or read the same; the fast reader may give up.
+    static let doubtful: [String] = [
+        #"{"triggers": [{"id": "a", "type": "inapp", "priority": "2"}]}"#,
+        #"{"triggers": [{"id": "a", "id": "b", "type": "inapp"}]}"#,
+        #"{"triggers": [{"id": 7, "type": "inapp"}]}"#,
+        #"{"triggers": [{"id": "a", "type": "inapp", "data": {"message": "\ud83d\ude00 \u00E9"}}]}"#,
+        #"{"triggers": [{"id": "a", "type": "inapp", "priority": 1e400}]}"#,
+        #"{"triggers": [{"id": "a", "type": "inapp", "data": {"message": "\ud83d alone"}}]}"#,
+        #"{"triggers": [{"id": "a\u0000", "type": "inapp"}]}"#,
+        #"{"triggers": [{"id": "a", "type": "inapp", "data": {"message": "\x"}}]}"#,
+        #"{"triggers": [{"id": "a", "type": "inapp", "priority": 01}]}"#,
+        #"{"triggers": [{"id": "a", "type": "inapp", "prefetch": 1}]}"#,
+        #"{"triggers": [{"id": "a", "type": "inapp", "trigger_condition": [{"data": {}}]}]}"#,
+        #"{"triggers": []} x"#,
+        #"{"triggers": [],}"#,
+        #"{"integrity": {}}"#,
+        #"[]"#,
+        "{\"triggers\": [{\"id\": \"a\u{01}\", \"type\": \"inapp\"}]}",
+    ]
+
+    static func codable(_ json: String) -> RawManifest? {
+        try? JSONDecoder().decode(RawManifest.self, from: Data(json.utf8))
+    }
+
+    @Test(arguments: agreeing)
+    func readsWhatCodableReads(_ json: String) throws {
+        let fast = try #require(FastManifestReader.read(Data(json.utf8)))
+        #expect(fast == Self.codable(json))
+    }
+
+    @Test(arguments: doubtful)
+    func neverDisagreesWithCodable(_ json: String) {
+        if let fast = FastManifestReader.read(Data(json.utf8)) {
+            #expect(fast == Self.codable(json))
+        }
+    }
+
+    @Test func invalidUTF8IsLeftToCodable() {
+        var bytes = Array(#"{"triggers": [{"id": "a", "type": "inapp", "data": {"message": "x"}}]}"#.utf8)
+        bytes[bytes.count - 7] = 0xFF
+        #expect(FastManifestReader.read(Data(bytes)) == nil)
+    }
+}

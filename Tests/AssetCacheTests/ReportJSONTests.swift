@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+@testable import AssetCache
+
+/// The hand-written report JSON says what the Encodable conformance says.
+@Suite struct ReportJSONTests {
+    @Test func prettyJSONMatchesTheEncodableReport() throws {
+        let manifest = try Manifest.decode(Data(#"""
+        {"triggers": [
+          {"id": "ready \"one\"", "type": "inapp", "data": {"type": "MODAL", "image_url": "http://e.com/a/b.png"}},
+          {"id": "broken", "type": "inapp", "data": {"type": "HTML_FULL", "zipped_assets_url": "http://e.com/z.zip"}},
+          {"id": "later", "type": "inapp", "prefetch": false, "data": {"type": "SLIDEUP", "image_url": "http://e.com/later.png"}},
+          {"id": "new-kind", "type": "inapp", "data": {"type": "CAROUSEL"}},
+          {"id": "empty", "type": "inapp", "data": {"type": "SLIDEUP"}}
+        ]}
+        """#.utf8))
+        let plan = AssetPlan(manifest: manifest, now: 0)
+        let image = try AssetURL(parsing: "http://e.com/a/b.png")
+        let zip = try AssetURL(parsing: "http://e.com/z.zip")
+        let records: [AssetURL: AssetRecord] = [
+            image: AssetRecord(
+                url: image, kind: .image, outcome: .downloaded, sha256: String(repeating: "ab", count: 32), bytes: 1234,
+                path: "/cache/objects/ab/é", attempts: 2, failure: nil, finishedMs: 41),
+            zip: AssetRecord(
+                url: zip, kind: .archive, outcome: .failed, attempts: 4,
+                failure: AssetFailure(.unsafeArchive, "entry '../x\t\u{01}' escapes \\ the \"root\""), finishedMs: 7),
+        ]
+        let report = PrefetchReport(
+            manifest: manifest, plan: plan, records: records, now: 0, cacheDirectory: "/cache/dir", durationMs: 812)
+
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes]
+        let encoded = try JSONSerialization.jsonObject(with: encoder.encode(report)) as? NSDictionary
+        let written = try JSONSerialization.jsonObject(with: Data(report.prettyJSON())) as? NSDictionary
+        #expect(encoded != nil)
+        #expect(written == encoded)
+        #expect(String(decoding: report.prettyJSON(), as: UTF8.self).hasPrefix("{\n  \"version\" : \"1.0.0\",\n  \"cache_dir\" : \"/cache/dir\","))
+    }
+}
