@@ -24,6 +24,7 @@ demo: build
 # Regenerates the binary test assets; `--check` verifies the committed ones.
 fixtures:
 	python3 fixtures/generate.py
+	python3 fixtures/generate_hostile.py
 
 clean:
 	rm -rf .build
