@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .library(name: "AssetCache", targets: ["AssetCache"]),
+        .library(name: "InAppDelivery", targets: ["InAppDelivery"]),
         .library(name: "FixtureServer", targets: ["FixtureServer"]),
         .executable(name: "prefetch", targets: ["prefetch"]),
         .executable(name: "fixture-server", targets: ["fixture-server"]),
@@ -30,6 +31,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Decides what a user sees; the cache is only its readiness source.
+        .target(name: "InAppDelivery", dependencies: ["AssetCache"]),
         .target(
             name: "FixtureServer",
             dependencies: [
@@ -41,7 +44,7 @@ let package = Package(
         .executableTarget(
             name: "prefetch",
             dependencies: [
-                "AssetCache",
+                "AssetCache", "InAppDelivery",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -55,6 +58,7 @@ let package = Package(
         ),
         .testTarget(name: "AssetCacheTests", dependencies: ["AssetCache", "FixtureServer"]),
         .testTarget(name: "FixtureServerTests", dependencies: ["FixtureServer"]),
+        .testTarget(name: "InAppDeliveryTests", dependencies: ["InAppDelivery", "AssetCache"]),
         .testTarget(name: "EndToEndTests", dependencies: ["AssetCache", "FixtureServer", "prefetch", "fixture-server"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,43 +1,28 @@
+import Foundation
+
 import ArgumentParser
 
-/// A SIZE argument (DESIGN §6): a number of bytes with an optional `K`, `M` or `G`
-/// suffix, powers of 1024 ("50M" is 52,428,800 bytes). Whole numbers only.
-struct ByteSize: Equatable, ExpressibleByArgument, CustomStringConvertible {
+/// A SIZE argument: bytes with an optional K, M or G suffix, powers of 1024 (DESIGN §6).
+struct ByteSize: ExpressibleByArgument, Sendable, Equatable {
     var bytes: Int64
 
     init(bytes: Int64) {
         self.bytes = bytes
     }
 
-    init?(_ text: String) {
-        var digits = Substring(text)
-        var multiplier: Int64 = 1
-        switch digits.last {
-        case "K", "k": multiplier = 1 << 10
-        case "M", "m": multiplier = 1 << 20
-        case "G", "g": multiplier = 1 << 30
-        default: break
-        }
-        if multiplier != 1 { digits = digits.dropLast() }
-        guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let number = Int64(digits) else {
-            return nil
-        }
-        let (bytes, overflow) = number.multipliedReportingOverflow(by: multiplier)
-        guard !overflow else { return nil }
-        self.bytes = bytes
-    }
-
     init?(argument: String) {
-        self.init(argument)
-    }
-
-    /// The shortest exact spelling: "50M" rather than "52428800".
-    var description: String {
-        for (suffix, size) in [("G", Int64(1) << 30), ("M", Int64(1) << 20), ("K", Int64(1) << 10)]
-        where bytes >= size && bytes % size == 0 {
-            return "\(bytes / size)\(suffix)"
+        var text = Substring(argument.trimmingCharacters(in: .whitespaces))
+        var multiplier: Int64 = 1
+        if let last = text.last?.uppercased(), let shift = ["K": 10, "M": 20, "G": 30][last] {
+            multiplier = 1 << shift
+            text = text.dropLast()
+        } else if text.last?.uppercased() == "B" {
+            text = text.dropLast()
         }
-        return "\(bytes)"
+        guard let value = Int64(text), value >= 0 else { return nil }
+        let (product, overflow) = value.multipliedReportingOverflow(by: multiplier)
+        guard !overflow else { return nil }
+        bytes = product
     }
 
     static var defaultCompletionKind: CompletionKind { .default }

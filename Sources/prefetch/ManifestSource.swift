@@ -1,12 +1,19 @@
 import AssetCache
 import Foundation
 
-/// Reads the MANIFEST argument: a path, or `-` for stdin.
-enum ManifestSource {
-    static func load(_ argument: String) throws(CommandFailure) -> Manifest {
+/// The MANIFEST argument: a path, `-` for stdin, or an http(s) URL.
+struct ManifestSource {
+    var argument: String
+
+    var isRemote: Bool {
+        let lower = argument.lowercased()
+        return lower.hasPrefix("http://") || lower.hasPrefix("https://")
+    }
+
+    func loadLocal() throws(CommandFailure) -> Manifest {
         let data: Data
         if argument == "-" {
-            data = FileHandle.standardInput.readDataToEndOfFile()
+            data = FileHandle.standardInput.readData(ofLength: Manifest.maxSize + 1)
         } else {
             // Refuse an oversized file before reading it into memory.
             if let size = (try? FileManager.default.attributesOfItem(atPath: argument))?[.size] as? Int, size > Manifest.maxSize {
@@ -21,6 +28,19 @@ enum ManifestSource {
             return try Manifest.decode(data)
         } catch {
             throw CommandFailure(message: "\(argument): \(error)", status: ExitStatus.usage)
+        }
+    }
+
+    func fetch(into store: CacheStore, limits: TransferLimits) async throws(CommandFailure) -> Manifest {
+        do {
+            return try await RemoteManifest.fetch(argument, store: store, limits: limits)
+        } catch {
+            let status = switch error {
+            case .unavailable: ExitStatus.manifestUnavailable
+            case .invalid: ExitStatus.usage
+            case .storage: ExitStatus.storage
+            }
+            throw CommandFailure(message: "\(argument): \(error)", status: status)
         }
     }
 }

@@ -9,7 +9,7 @@ struct Prefetch: AsyncParsableCommand {
         commandName: "prefetch",
         abstract: "Prefetch, validate and cache the assets of in-app messages.",
         version: version,
-        subcommands: [Run.self],
+        subcommands: [Run.self, Plan.self, Status.self, Verify.self, GC.self, Simulate.self],
         defaultSubcommand: Run.self
     )
 

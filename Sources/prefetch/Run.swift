@@ -6,7 +6,7 @@ struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Fetch, validate and cache every asset of a manifest, then print each message's verdict.")
 
-    @Argument(help: ArgumentHelp("The manifest: a path, or '-' for stdin.", valueName: "manifest"))
+    @Argument(help: ArgumentHelp("The manifest: a path, '-' for stdin, or an http(s) URL.", valueName: "manifest"))
     var manifest: String
 
     @OptionGroup var common: CommonOptions
@@ -16,6 +16,18 @@ struct Run: AsyncParsableCommand {
 
     @Option(help: "Transfers at once to one host.")
     var perHost = 6
+
+    @Option(help: ArgumentHelp("Disk budget for objects and trees (K, M, G suffixes); remembered for later gc and status.", valueName: "size"))
+    var budget: ByteSize?
+
+    @Flag(help: "Readiness from the cache alone: no network.")
+    var offline = false
+
+    @Option(help: ArgumentHelp("Wait up to this many seconds for another run's lock instead of exiting 75.", valueName: "seconds"))
+    var wait: Double = 0
+
+    @Option(help: ArgumentHelp("Stop the whole run cleanly after this many seconds, so one cron run never overlaps the next.", valueName: "seconds"))
+    var maxRunTime: Double?
 
     @Option(help: ArgumentHelp("Largest asset to download: bytes, or with a K, M or G suffix.", valueName: "size"))
     var maxAssetSize = ByteSize(bytes: TransferLimits().maxAssetSize)
@@ -41,6 +53,8 @@ struct Run: AsyncParsableCommand {
     func validate() throws {
         guard (1...256).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 256") }
         guard (1...256).contains(perHost) else { throw ValidationError("--per-host must be between 1 and 256") }
+        guard wait >= 0 else { throw ValidationError("--wait must not be negative") }
+        if let maxRunTime, !(maxRunTime > 0) { throw ValidationError("--max-run-time must be a positive number of seconds") }
         guard maxAssetSize.bytes > 0 else { throw ValidationError("--max-asset-size must be at least 1 byte") }
         guard maxUnpackedSize.bytes > 0 else { throw ValidationError("--max-unpacked-size must be at least 1 byte") }
         guard (0...100).contains(retries) else { throw ValidationError("--retries must be between 0 and 100") }
@@ -54,8 +68,11 @@ struct Run: AsyncParsableCommand {
 
     func run() async throws {
         do {
-            let manifest = try ManifestSource.load(self.manifest)
-            let store = try openStore()
+            let source = ManifestSource(argument: manifest)
+            // A local manifest is checked before the cache is touched; a remote one
+            // needs the cache's tmp/ to land in.
+            var manifest = source.isRemote ? nil : try source.loadLocal()
+            let store = try common.openWriter(wait: wait)
             var options = PrefetchOptions()
             options.transfer.concurrency = concurrency
             options.transfer.perHost = perHost
@@ -66,27 +83,18 @@ struct Run: AsyncParsableCommand {
             options.transfer.stallTimeout = stallTimeout
             options.transfer.maxTime = maxTime
             options.transfer.maxRedirects = maxRedirects
-            let report = try await Prefetcher(store: store, options: options).run(manifest)
+            options.budget = budget?.bytes
+            options.offline = offline
+            if manifest == nil { manifest = try await source.fetch(into: store, limits: options.transfer) }
+            let prefetcher = Prefetcher(store: store, options: options)
+            let interruption = RunInterruption(stopping: prefetcher, maxRunTime: maxRunTime)
+            let report = try await prefetcher.run(manifest!)
             ReportPrinter(options: common).print(report)
-            throw ExitCode(Self.exitStatus(for: report))
+            throw ExitCode(interruption.exitStatus ?? Self.exitStatus(for: report))
         } catch let failure as CommandFailure {
             throw failure.report()
-        }
-    }
-
-    private func openStore() throws(CommandFailure) -> CacheStore {
-        do {
-            return try CacheStore.openForWriting(at: common.cacheDirectory)
-        } catch {
-            throw CommandFailure(message: error.description, status: Self.exitStatus(for: error))
-        }
-    }
-
-    static func exitStatus(for error: StoreError) -> Int32 {
-        switch error {
-        case .refused: ExitStatus.usage
-        case .locked: ExitStatus.locked
-        case .io: ExitStatus.storage
+        } catch let error as StoreError {
+            throw CommandFailure(message: error.description, status: CommonOptions.exitStatus(for: error)).report()
         }
     }
 

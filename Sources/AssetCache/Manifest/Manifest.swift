@@ -29,6 +29,9 @@ public struct TriggeredAction: Sendable, Identifiable {
     public var prefetch: Bool
     public var conditions: [TriggerCondition]
     public var message: InAppMessage
+    /// Position in the document's `triggers`, which differs from the position in
+    /// ``Manifest/actions`` once other action types are skipped: error paths need it.
+    public var manifestIndex: Int = 0
 
     public func isExpired(at now: Double) -> Bool {
         if let endTime { return endTime < now }

@@ -70,7 +70,8 @@ private struct ManifestBuilder {
             minSecondsSinceLastTrigger: try epoch(raw.minSecondsSinceLastTrigger, path: "\(path).min_seconds_since_last_trigger"),
             prefetch: raw.prefetch ?? true,
             conditions: conditions,
-            message: try message(data, path: "\(path).data")
+            message: try message(data, path: "\(path).data"),
+            manifestIndex: index
         )
     }
 

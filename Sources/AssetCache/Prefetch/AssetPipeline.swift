@@ -1,89 +1,105 @@
 import Foundation
 import Glibc
 
-/// The life of one asset URL in a run: download into `tmp/`, validate, commit the
-/// object (and its unpacked tree), then write the ref.
+/// The life of one asset URL in a run (DESIGN §3, §7): use the cached copy while it
+/// is fresh, revalidate it when stale, download it when absent, and keep a cached
+/// copy when the server fails transiently.
 struct AssetPipeline: Sendable {
     let store: CacheStore
-    let engine: TransferEngine
+    let engine: TransferEngine?
     let pool: ValidationPool
-    let options: PrefetchOptions
-    let integrity: [AssetURL: [UInt8]]
+    let committer: AssetCommit
     let started: ContinuousClock.Instant
     let now: Double
 
     func process(_ item: AssetPlan.Item) async -> AssetRecord {
-        let download = store.temporaryPath("download")
-        let result = await engine.fetch(TransferRequest(url: item.url.string, destination: download, priority: item.priority))
-        if let failure = result.failure {
-            unlink(download)
-            return .failed(item, failure, attempts: result.attempts, finishedMs: elapsedMs())
+        let cached = CachedCopy(store: store, url: item.url)
+        guard let engine else {
+            if let cached {
+                store.touchRef(for: item.url)
+                return record(item, .cached, cached)
+            }
+            return .failed(item, AssetFailure(.offlineMiss, "\(item.url) is not in the cache"), attempts: 0, finishedMs: elapsedMs())
         }
-        let committed = await pool.run { [self] in commit(item, download: download, result: result) }
+        if let cached, cached.isFresh(at: now) {
+            store.touchRef(for: item.url)
+            return record(item, .fresh, cached)
+        }
+
+        let download = store.temporaryPath("download")
+        // A cached copy is revalidated whole; only an absent one resumes a partial.
+        let resume = cached == nil ? store.takePartial(for: item.url, into: download) : nil
+        if cached != nil { store.dropPartial(for: item.url) }
+        let request = TransferRequest(
+            url: item.url.string, destination: download, priority: item.priority,
+            headers: cached?.conditionalHeaders ?? [], resume: resume)
+        let result = await engine.fetch(request)
+
+        if let cached, result.status == 304 {
+            unlink(download)
+            do {
+                try store.writeRef(cached.revalidated(by: result.headers, at: now), for: item.url)
+            } catch {
+                return .failed(item, AssetFailure(.storage, error.description), attempts: result.attempts, finishedMs: elapsedMs())
+            }
+            return record(item, .revalidated, cached, attempts: result.attempts)
+        }
+        if let failure = result.failure {
+            if let resumable = result.resumable {
+                store.savePartial(download, for: item.url, resume: resumable)
+            } else {
+                unlink(download)
+            }
+            return failed(item, failure, result: result, cached: cached)
+        }
+        let committed = await pool.run { [committer] in committer.commit(item, download: download, result: result) }
         switch committed {
         case .success(let path):
-            return AssetRecord(
+            var record = AssetRecord(
                 url: item.url, kind: item.kind, outcome: .downloaded, sha256: result.sha256, bytes: result.bytes,
                 path: path, attempts: result.attempts, failure: nil, finishedMs: elapsedMs())
+            record.transferredBytes = result.bytes - (result.resumedFrom ?? 0)
+            return record
         case .failure(let failure):
             return .failed(item, failure, attempts: result.attempts, finishedMs: elapsedMs())
         }
     }
 
-    private func commit(_ item: AssetPlan.Item, download: String, result: TransferResult) -> Result<String, AssetFailure> {
-        // An empty body never triggered the write callback, so no file was made.
-        if !FileSystem.exists(download) { close(open(download, O_CREAT | O_WRONLY | O_CLOEXEC, 0o600)) }
-        var tree: String?
-        defer {
-            unlink(download)
-            if let tree { FileSystem.remove(tree) }
-        }
-        if let expected = integrity[item.url], CacheStore.hex(expected) != result.sha256 {
-            return .failure(AssetFailure(.integrityMismatch,
-                "SHA-256 of \(item.url) is \(result.sha256), the manifest's integrity expects \(CacheStore.hex(expected))"))
-        }
-        do throws(AssetFailure) {
-            switch item.kind {
-            case .image:
-                _ = try ImageValidator.validate(path: download, limits: options.image).get()
-            case .file:
-                if ImageValidator.sniff(path: download) != nil {
-                    _ = try ImageValidator.validate(path: download, limits: options.image).get()
-                }
-            case .archive:
-                if !FileSystem.exists(store.treePath(result.sha256)) {
-                    let unpacked = store.temporaryPath("tree")
-                    tree = unpacked
-                    _ = try ArchiveUnpacker.unpack(zipPath: download, into: unpacked, limits: options.archive).get()
-                }
+    /// A transient failure keeps the cached copy in use (`stale`); a 404 or 410
+    /// says the asset is gone, so its ref is dropped.
+    private func failed(_ item: AssetPlan.Item, _ failure: AssetFailure, result: TransferResult, cached: CachedCopy?) -> AssetRecord {
+        if let cached {
+            if result.status == 404 || result.status == 410 {
+                store.dropRef(for: item.url)
+            } else if failure.isTransient(status: result.status) {
+                store.touchRef(for: item.url)
+                var record = record(item, .stale, cached, attempts: result.attempts)
+                record.failure = failure
+                return record
             }
-        } catch {
-            return .failure(error)
         }
-        do {
-            let object = try store.commitObject(from: download, sha256: result.sha256)
-            var path = object
-            if item.kind == .archive {
-                if let unpacked = tree {
-                    path = try store.commitTree(from: unpacked, sha256: result.sha256)
-                    tree = nil
-                } else {
-                    path = store.treePath(result.sha256)
-                }
-            }
-            let ref = AssetRef(
-                url: item.url.string, object: result.sha256, etag: result.headers.etag,
-                lastModified: result.headers.lastModified, fetchedAt: now, maxAge: nil,
-                bytes: result.bytes, kind: item.kind)
-            try store.writeRef(ref, for: item.url)
-            return .success(path)
-        } catch {
-            return .failure(AssetFailure(.storage, error.description))
-        }
+        return .failed(item, failure, attempts: result.attempts, finishedMs: elapsedMs())
+    }
+
+    private func record(_ item: AssetPlan.Item, _ outcome: AssetOutcome, _ cached: CachedCopy, attempts: Int = 0) -> AssetRecord {
+        AssetRecord(
+            url: item.url, kind: item.kind, outcome: outcome, sha256: cached.ref.object, bytes: cached.ref.bytes,
+            path: cached.path, attempts: attempts, failure: nil, finishedMs: elapsedMs())
     }
 
     func elapsedMs() -> Int {
         let elapsed = ContinuousClock.now - started
         return Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+    }
+}
+
+extension AssetFailure {
+    /// Worth keeping a cached copy for: the server or the network may recover.
+    func isTransient(status: Int) -> Bool {
+        switch kind {
+        case .network, .timeout: true
+        case .httpStatus: status == 408 || status == 429 || (500...599).contains(status)
+        default: false
+        }
     }
 }

@@ -16,6 +16,8 @@ public struct AssetRecord: Sendable, Equatable {
     public var failure: AssetFailure?
     /// Milliseconds from the start of the run until this asset was usable or failed.
     public var finishedMs: Int
+    /// Body bytes that crossed the network in this run (less than `bytes` after a resume).
+    public var transferredBytes: Int64 = 0
 
     public var state: AssetState {
         if let path { return .available(path: path) }

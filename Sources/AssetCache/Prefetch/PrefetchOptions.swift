@@ -7,6 +7,10 @@ public struct PrefetchOptions: Sendable {
     public var validationWorkers = 2
     /// Epoch seconds used for `start_time`/`end_time`; the run's start by default.
     public var now: Double?
+    /// `--offline`: readiness from the cache alone, no network.
+    public var offline = false
+    /// Bytes of objects and trees to keep; nil uses the budget remembered in the cache.
+    public var budget: Int64?
 
     public init() {}
 }

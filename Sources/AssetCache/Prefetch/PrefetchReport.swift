@@ -7,6 +7,26 @@ public struct PrefetchReport: Sendable, Encodable {
     public var durationMs: Int
     public var messages: [MessageReport]
     public var assets: [AssetRecord]
+    /// The eviction pass that ended the run, if one ran.
+    public var garbageCollection: GarbageCollection?
+
+    /// Verdicts for every message, in manifest order, from what the run found.
+    init(manifest: Manifest, plan: AssetPlan, records: [AssetURL: AssetRecord], now: Double, cacheDirectory: String, durationMs: Int) {
+        var records = records
+        for (url, kind) in plan.skipped {
+            records[url] = AssetRecord(url: url, kind: kind, outcome: .skipped, attempts: 0, finishedMs: 0)
+        }
+        messages = manifest.actions.map { action in
+            let verdict = Readiness.verdict(for: action, at: now) { records[$0]?.state }
+            let readyMs = verdict.status == .ready
+                ? action.message.assets.compactMap { records[$0.url]?.finishedMs }.max() ?? 0
+                : nil
+            return MessageReport(id: action.id, verdict: verdict, readyMs: readyMs)
+        }
+        assets = (plan.fetch.map(\.url) + plan.skipped.map(\.url)).compactMap { records[$0] }
+        self.cacheDirectory = cacheDirectory
+        self.durationMs = durationMs
+    }
 
     public var totals: Totals {
         Totals(
@@ -16,7 +36,7 @@ public struct PrefetchReport: Sendable, Encodable {
             deferred: messages.count { $0.verdict.status == .deferred },
             expired: messages.count { $0.verdict.status == .expired },
             assets: assets.count,
-            downloadedBytes: assets.reduce(0) { $0 + ($1.outcome == .downloaded ? $1.bytes ?? 0 : 0) })
+            downloadedBytes: assets.reduce(0) { $0 + $1.transferredBytes })
     }
 
     public struct Totals: Sendable, Encodable, Equatable {

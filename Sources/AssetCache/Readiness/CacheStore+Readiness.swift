@@ -3,9 +3,7 @@ extension CacheStore {
     /// path when its ref names an object (or, for a ZIP, an unpacked tree) that is
     /// present; nil when the cache has no usable copy.
     public func cachedState(of url: AssetURL) -> AssetState? {
-        guard let ref = readRef(for: url) else { return nil }
-        let path = ref.kind == .archive ? treePath(ref.object) : objectPath(ref.object)
-        return FileSystem.exists(path) ? .available(path: path) : nil
+        CachedCopy(store: self, url: url).map { .available(path: $0.path) }
     }
 
     /// A message's verdict from the cache alone, as `plan` and the delivery engine

@@ -56,6 +56,10 @@ extension CacheStore {
     }
 
     /// The rename is the commit; syncing the shard makes it survive power loss.
+    /// Every object, tree file and directory is synced on its own rather than in a
+    /// batch: it is the simplest order that is obviously right, and on loopback the
+    /// syncs cost little next to validation. If the benchmark (bench/) shows them
+    /// dominating a cold run, batch them per run with syncfs(2) before the refs.
     private func moveIntoShard(_ temporary: String, _ destination: String) throws(FileSystem.Failure) {
         let shard = FileSystem.parent(of: destination)
         try FileSystem.makeDirectory(shard)
@@ -72,5 +76,18 @@ extension CacheStore {
         } else {
             try FileSystem.fsync(path: path)
         }
+    }
+}
+
+extension CacheStore {
+    /// The ref's mtime is the LRU clock (as in Bazel's disk cache): a run touches
+    /// every ref it uses.
+    public func touchRef(for url: AssetURL) {
+        _ = utimensat(AT_FDCWD, refPath(for: url), nil, 0)
+    }
+
+    /// The server said the asset is gone; its object stays until `gc` sweeps it.
+    public func dropRef(for url: AssetURL) {
+        unlink(refPath(for: url))
     }
 }

@@ -40,15 +40,22 @@ public final class CacheStore: Sendable {
 
     /// Opens the cache for a writer: creates it if absent or empty, refuses a folder
     /// it did not make, takes the writer lock and sweeps `tmp/`.
-    public static func openForWriting(at root: String) throws(StoreError) -> CacheStore {
+    /// With `wait`, a locked cache is retried until that many seconds have passed.
+    public static func openForWriting(at root: String, wait: Double = 0) throws(StoreError) -> CacheStore {
         try checkOwnership(root, creating: true)
         // `lock` first: a second writer starting on the same new directory then sees
         // a folder holding `lock`, which it accepts, never a half-made foreign one.
         let lockPath = "\(root)/lock"
         let fd = open(lockPath, O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .io(FileSystem.Failure(operation: "open", path: lockPath, code: errno).description) }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+        let deadline = ContinuousClock.now + .milliseconds(Int64(max(0, wait) * 1000))
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let code = errno
+            // flock(2) has no timeout; a short poll keeps --wait bounded.
+            if code == EWOULDBLOCK && ContinuousClock.now < deadline {
+                usleep(50_000)
+                continue
+            }
             close(fd)
             if code == EWOULDBLOCK { throw .locked(path: root) }
             throw .io(FileSystem.Failure(operation: "flock", path: lockPath, code: code).description)
@@ -109,9 +116,17 @@ public final class CacheStore: Sendable {
     }
 
     /// Leftovers of runs that died; only a writer holding the lock may call this.
-    func sweepTemporaryFiles() {
+    func sweepTemporaryFiles(now: Double = Date().timeIntervalSince1970) {
         for name in FileSystem.entries(tmpDirectory) where name != "partial" {
             FileSystem.remove("\(tmpDirectory)/\(name)")
+        }
+        // Partial downloads are kept for resume, but not forever.
+        let partials = "\(tmpDirectory)/partial"
+        for name in FileSystem.entries(partials) {
+            let path = "\(partials)/\(name)"
+            if let modified = FileSystem.modificationTime(path), now - modified > 24 * 60 * 60 {
+                FileSystem.remove(path)
+            }
         }
     }
 

@@ -100,3 +100,9 @@ enum FileSystem {
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 }
+
+extension FileSystem {
+    static func lastComponent(_ path: String) -> String {
+        path.split(separator: "/").last.map(String.init) ?? path
+    }
+}

@@ -64,3 +64,13 @@ struct AttemptFailure: Equatable {
         return "\(bytes) bytes"
     }
 }
+
+/// How one request ended, as the loop needs to know it.
+enum AttemptOutcome {
+    /// A 2xx with its whole body, or a 304.
+    case succeeded
+    case failed(AttemptFailure, retryAfter: String?)
+    /// A Range request could not continue the partial file (416, or a 206 for
+    /// other bytes): ask once more for the whole body, at once.
+    case restart
+}

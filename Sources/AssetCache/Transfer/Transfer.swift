@@ -1,5 +1,11 @@
 import CCurl
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// One fetch, across all its attempts. Lives on the multi thread only; libcurl's
 /// callbacks find it through the pointer given as CURLOPT_PRIVATE, WRITEDATA and
 /// HEADERDATA, which stays valid because the loop holds the transfer while a
@@ -16,6 +22,9 @@ final class Transfer: TransferQueueItem {
     /// When a transfer waiting to retry may go back into the queue.
     var retryAt: ContinuousClock.Instant?
     private(set) var attempts = 0
+    /// Requests made again from the first byte because a Range request could
+    /// not continue the file; they do not use up retries.
+    private(set) var restarts = 0
     private(set) var easy: UnsafeMutableRawPointer?
 
     private let continuation: CheckedContinuation<TransferResult, Never>
@@ -33,6 +42,20 @@ final class Transfer: TransferQueueItem {
     private var status = 0
     private var effectiveURL: String
 
+    // Resuming. `range` is what the next request asks for; `fileValidator`
+    // names the representation whose bytes are in the file.
+    private var range: TransferRequest.Resume?
+    private var fileValidator: String?
+    /// The caller's partial body, until a response replaces it.
+    private var inheritedPrefix: Int64?
+    /// `inheritedPrefix` once a 206 has continued it.
+    private var resumedFrom: Int64?
+    /// Whether this attempt's body has started (the file is open for it).
+    private var bodyStarted = false
+    /// Set when a response to a Range request cannot continue the file: a 416,
+    /// or a 206 for other bytes than those asked for.
+    private var rangeRejection: AssetFailure?
+
     init(submission: TransferSubmission, sequence: Int, maxAssetSize: Int64) {
         request = submission.request
         ticket = submission.ticket
@@ -41,7 +64,15 @@ final class Transfer: TransferQueueItem {
         self.maxAssetSize = maxAssetSize
         hostKey = Self.hostKey(of: submission.request.url)
         effectiveURL = submission.request.url
-        sink = BodySink(path: submission.request.destination)
+        if let resume = submission.request.resume,
+           Self.canResume(resume, at: submission.request.destination, maxAssetSize: maxAssetSize) {
+            range = resume
+            fileValidator = resume.validator
+            inheritedPrefix = resume.offset
+            sink = BodySink(path: submission.request.destination, prefix: resume.offset)
+        } else {
+            sink = BodySink(path: submission.request.destination)
+        }
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
     }
@@ -61,6 +92,8 @@ final class Transfer: TransferQueueItem {
         head = ResponseHead()
         discardedBytes = 0
         callbackFailure = nil
+        rangeRejection = nil
+        bodyStarted = false
         status = 0
         errorBuffer[0] = 0
         guard let easy = curl_easy_init() else {
@@ -69,6 +102,13 @@ final class Transfer: TransferQueueItem {
         self.easy = easy
         for header in request.headers {
             requestHeaders = curl_slist_append(requestHeaders, header)
+        }
+        if let range {
+            // As plain headers, not CURLOPT_RESUME_FROM: with that, libcurl 7.88
+            // fails a 200 answer (CURLE_RANGE_ERROR), and a 200 is exactly how a
+            // server says that If-Range did not match.
+            requestHeaders = curl_slist_append(requestHeaders, "Range: bytes=\(range.offset)-")
+            requestHeaders = curl_slist_append(requestHeaders, "If-Range: \(range.validator)")
         }
         let context = Unmanaged.passUnretained(self).toOpaque()
 
@@ -129,12 +169,60 @@ final class Transfer: TransferQueueItem {
         return nil
     }
 
-    /// Returns nil when the request succeeded (2xx with its whole body, or 304).
-    /// The caller has already removed the handle from the multi handle.
-    func endAttempt(_ code: CURLcode, limits: TransferLimits) -> (failure: AttemptFailure?, retryAfter: String?) {
+    /// How a request ended. The caller has already removed the handle from the
+    /// multi handle.
+    func endAttempt(_ code: CURLcode, limits: TransferLimits) -> AttemptOutcome {
         guard let easy else {
-            return (AttemptFailure(failure: AssetFailure(.network, "no request was made for \(request.url)"), isTransient: false), nil)
+            return .failed(AttemptFailure(failure: AssetFailure(.network, "no request was made for \(request.url)"), isTransient: false), retryAfter: nil)
         }
+        readResponseInfo(easy)
+        let detail = String(cString: errorBuffer)
+        releaseHandle()
+        defer { sink.closeFile() }
+
+        if code == CURLE_OK, callbackFailure == nil, rangeRejection == nil {
+            if head.isSuccess, !bodyStarted {
+                // A body-less 2xx still has to leave its (empty) file.
+                _ = startBody()
+            } else if status == 416, let range {
+                rangeRejection = AssetFailure(
+                    .httpStatus, "HTTP 416 from \(effectiveURL) for bytes \(range.offset)- of a partial download")
+            }
+        }
+        if let rangeRejection {
+            return restarts == 0
+                ? .restart
+                : .failed(AttemptFailure(failure: rangeRejection, isTransient: false), retryAfter: nil)
+        }
+        let retryAfter = head.headers["retry-after"]
+        if let callbackFailure {
+            return .failed(AttemptFailure(failure: callbackFailure, isTransient: false), retryAfter: nil)
+        }
+        if code != CURLE_OK {
+            return .failed(AttemptFailure.curl(code, url: effectiveURL, requestedURL: request.url, detail: detail, limits: limits), retryAfter: retryAfter)
+        }
+        switch status {
+        case 200..<300, 304:
+            return .succeeded
+        case 0:
+            return .failed(AttemptFailure(failure: AssetFailure(.network, "no HTTP response from \(effectiveURL)"), isTransient: true), retryAfter: nil)
+        default:
+            return .failed(AttemptFailure.http(status: status, from: effectiveURL), retryAfter: retryAfter)
+        }
+    }
+
+    /// Removes this attempt's handle without a result: for cancellation and
+    /// shutdown. The status and headers received so far are kept, so that a
+    /// partial body comes with its validators.
+    func abandonAttempt() {
+        if let easy {
+            readResponseInfo(easy)
+        }
+        releaseHandle()
+        sink.closeFile()
+    }
+
+    private func readResponseInfo(_ easy: UnsafeMutableRawPointer) {
         var responseCode = 0
         _ = ccurl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &responseCode)
         status = responseCode
@@ -142,56 +230,57 @@ final class Transfer: TransferQueueItem {
         if ccurl_easy_getinfo_string(easy, CURLINFO_EFFECTIVE_URL, &urlPointer) == CURLE_OK, let urlPointer {
             effectiveURL = String(cString: urlPointer)
         }
-        let detail = String(cString: errorBuffer)
-        releaseHandle()
-
-        let retryAfter = head.headers["retry-after"]
-        if let callbackFailure {
-            return (AttemptFailure(failure: callbackFailure, isTransient: false), nil)
-        }
-        if code != CURLE_OK {
-            return (AttemptFailure.curl(code, url: effectiveURL, requestedURL: request.url, detail: detail, limits: limits), retryAfter)
-        }
-        switch status {
-        case 200..<300:
-            if let failure = sink.openIfNeeded() {
-                return (AttemptFailure(failure: failure, isTransient: false), nil)
-            }
-            return (nil, nil)
-        case 304:
-            return (nil, nil)
-        case 0:
-            return (AttemptFailure(failure: AssetFailure(.network, "no HTTP response from \(effectiveURL)"), isTransient: true), nil)
-        default:
-            return (AttemptFailure.http(status: status, from: effectiveURL), retryAfter)
-        }
     }
 
-    /// Removes this attempt's handle without a result: for cancellation and shutdown.
-    func abandonAttempt() {
-        releaseHandle()
-    }
-
+    /// Before waiting to retry after a failed request. A body cut short is
+    /// continued from where it stopped when its response gave a strong
+    /// validator to ask with; otherwise the next request starts from zero.
     func prepareRetry() {
-        sink.startOver()
+        if sink.bytes > 0, sink.bytes < maxAssetSize, let fileValidator {
+            range = TransferRequest.Resume(offset: sink.bytes, validator: fileValidator)
+        } else {
+            startOver()
+        }
+    }
+
+    /// After a 416 or a 206 that does not fit: one more request, for all of it.
+    func prepareRestart() {
+        restarts += 1
+        startOver()
+    }
+
+    private func startOver() {
+        sink.discard()
+        range = nil
+        fileValidator = nil
+        inheritedPrefix = nil
+        resumedFrom = nil
     }
 
     // MARK: ending
 
-    /// Resumes the awaiting task exactly once.
-    func finish(failure: AssetFailure?) {
+    /// Resumes the awaiting task exactly once. `keepsPartial`: the failure is
+    /// one a later run may resume after (transient, or a cancellation).
+    func finish(failure: AssetFailure?, keepsPartial: Bool = false) {
         guard !isFinished else { return }
         isFinished = true
         sink.closeFile()
+        let notModified = failure == nil && status == 304
+        var resumable: TransferRequest.Resume?
+        if failure != nil, keepsPartial, sink.bytes > 0, sink.bytes < maxAssetSize, let fileValidator {
+            resumable = TransferRequest.Resume(offset: sink.bytes, validator: fileValidator)
+        }
         let result = TransferResult(
             url: request.url,
             effectiveURL: effectiveURL,
             status: status,
-            bytes: sink.bytes,
-            sha256: sink.sha256Hex,
+            bytes: notModified ? 0 : sink.bytes,
+            sha256: notModified ? BodySink.emptySHA256 : sink.sha256Hex ?? "",
             headers: status == 0 ? ResponseHeaders() : head.headers,
             attempts: attempts,
-            failure: failure
+            failure: failure,
+            resumedFrom: notModified ? nil : resumedFrom,
+            resumable: resumable
         )
         continuation.resume(returning: result)
     }
@@ -202,20 +291,66 @@ final class Transfer: TransferQueueItem {
     /// drained and counted so that an endless error body still hits the cap.
     private func receiveBody(_ buffer: UnsafeRawBufferPointer) -> Int {
         let received = Int64(buffer.count)
-        let total = (head.isSuccess ? sink.bytes : discardedBytes) + received
-        if total > maxAssetSize {
-            callbackFailure = AttemptFailure.tooLarge(url: request.url, limit: maxAssetSize)
+        guard head.isSuccess else {
+            discardedBytes += received
+            if discardedBytes > maxAssetSize {
+                callbackFailure = AttemptFailure.tooLarge(url: request.url, limit: maxAssetSize)
+                return 0
+            }
+            return buffer.count
+        }
+        if !bodyStarted, !startBody() {
             return 0
         }
-        guard head.isSuccess else {
-            discardedBytes = total
-            return buffer.count
+        // The cap counts the whole file, a resumed prefix included.
+        if sink.bytes + received > maxAssetSize {
+            callbackFailure = AttemptFailure.tooLarge(url: request.url, limit: maxAssetSize)
+            return 0
         }
         if let failure = sink.append(buffer) {
             callbackFailure = failure
             return 0
         }
         return buffer.count
+    }
+
+    /// Decides, once per 2xx response, whether its body continues the file or
+    /// replaces it, and opens the file accordingly. False stops the request,
+    /// with `callbackFailure` or `rangeRejection` saying why.
+    private func startBody() -> Bool {
+        bodyStarted = true
+        if let range, head.status == 206 {
+            let contentRange = head.headers["content-range"]
+            guard let (start, total) = Self.parseContentRange(contentRange), start == range.offset else {
+                rangeRejection = AssetFailure(
+                    .network,
+                    "\(effectiveURL) answered a request for bytes \(range.offset)- with Content-Range '\(contentRange ?? "")'")
+                return false
+            }
+            if let total, total > maxAssetSize {
+                callbackFailure = AttemptFailure.tooLarge(url: request.url, limit: maxAssetSize)
+                return false
+            }
+            if let failure = sink.continueAppending() {
+                callbackFailure = failure
+                return false
+            }
+            if resumedFrom == nil {
+                resumedFrom = inheritedPrefix
+            }
+            return true
+        }
+        // A 200 to a Range request: If-Range did not match (the representation
+        // changed) or the server ignores ranges. Either way, the whole body.
+        if let failure = sink.startFresh() {
+            callbackFailure = failure
+            return false
+        }
+        range = nil
+        inheritedPrefix = nil
+        resumedFrom = nil
+        fileValidator = Self.strongValidator(of: head.headers)
+        return true
     }
 
     private func releaseHandle() {
@@ -232,6 +367,48 @@ final class Transfer: TransferQueueItem {
     /// 0 is libcurl's "no limit" (for connecting: its 300 s default).
     private static func milliseconds(_ seconds: Double) -> Int {
         seconds > 0 ? max(1, Int((seconds * 1000).rounded(.up))) : 0
+    }
+
+    /// `Resume` describes a file that is really there, and resuming it leaves
+    /// room under the cap.
+    private static func canResume(_ resume: TransferRequest.Resume, at path: String, maxAssetSize: Int64) -> Bool {
+        guard resume.offset > 0, resume.offset < maxAssetSize, !resume.validator.isEmpty else { return false }
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return false }
+        return Int64(status.st_size) >= resume.offset
+    }
+
+    /// What `If-Range` may carry (RFC 9110 §13.1.5): a strong entity tag, else a
+    /// Last-Modified date that is strong, i.e. at least a second before the
+    /// response's Date (assumed so when there is no Date).
+    static func strongValidator(of headers: ResponseHeaders) -> String? {
+        if let etag = headers.etag, etag.hasPrefix("\"") {
+            return etag
+        }
+        guard let lastModified = headers.lastModified, !lastModified.isEmpty else { return nil }
+        if let date = headers.date {
+            let modified = curl_getdate(lastModified, nil)
+            let sent = curl_getdate(date, nil)
+            if modified < 0 || (sent >= 0 && sent - modified < 1) { return nil }
+        }
+        return lastModified
+    }
+
+    /// `bytes START-END/TOTAL` (TOTAL may be `*`): START and TOTAL.
+    static func parseContentRange(_ value: String?) -> (start: Int64, total: Int64?)? {
+        guard let value else { return nil }
+        let text = ResponseHead.trimmed(value)
+        guard text.lowercased().hasPrefix("bytes ") else { return nil }
+        let spec = text.dropFirst("bytes ".count).drop { $0 == " " }
+        let halves = spec.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+        guard halves.count == 2 else { return nil }
+        let ends = halves[0].split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+        guard ends.count == 2, let start = Int64(ends[0]), let end = Int64(ends[1]), start >= 0, end >= start else {
+            return nil
+        }
+        if halves[1] == "*" { return (start, nil) }
+        guard let total = Int64(halves[1]), total > end else { return nil }
+        return (start, total)
     }
 
     static func hostKey(of url: String) -> String {

@@ -51,6 +51,18 @@ public final class TransferEngine: Sendable {
         }
     }
 
+    /// Ends every fetch in flight, queued or waiting to retry, promptly: each
+    /// completes with a `.network` failure whose message ends with `reason`
+    /// (say, "interrupted by SIGINT" or "--max-run-time 600 s reached"), its
+    /// partial file closed and left in place with `resumable` set when it can
+    /// be resumed. Fetches made afterwards fail the same way at once: this is
+    /// for ending a run. Returns without waiting; the awaiting tasks resume
+    /// from the engine's thread. Safe from any thread, including a signal
+    /// handling task.
+    public func cancelAll(reason: String) {
+        _ = inbox.post(.cancelAll(reason: reason))
+    }
+
     /// Stops the multi thread; transfers still pending end with a failure, and
     /// later fetches fail at once. Idempotent; does not wait for the thread.
     public func shutdown() {

@@ -17,6 +17,9 @@ struct TransferSubmission: Sendable {
 enum TransferCommand: Sendable {
     case start(TransferSubmission)
     case cancel(UInt64)
+    /// Ends every transfer now, and every later one at once; the reason goes
+    /// into their failure messages.
+    case cancelAll(reason: String)
 }
 
 /// How other threads reach the multi thread: append under a mutex, then wake

@@ -17,6 +17,8 @@ final class TransferLoop {
     private var active: [UInt64: Transfer] = [:]
     private var activePerHost: [String: Int] = [:]
     private var nextSequence = 0
+    /// Set by `cancelAll`: from then on nothing starts.
+    private var cancelReason: String?
 
     /// The longest the thread blocks in curl_multi_poll with nothing to wake it;
     /// libcurl shortens it to its own timers, the inbox wakes it early.
@@ -60,13 +62,50 @@ final class TransferLoop {
         case .start(let submission):
             let transfer = Transfer(submission: submission, sequence: nextSequence, maxAssetSize: limits.maxAssetSize)
             nextSequence += 1
-            if transfer.ticket.isCancelled {
-                transfer.finish(failure: Self.cancelled(transfer))
+            if let failure = cancellation(of: transfer) {
+                transfer.finish(failure: failure, keepsPartial: true)
             } else {
                 pending.insert(transfer)
             }
         case .cancel(let id):
             cancel(id: id)
+        case .cancelAll(let reason):
+            cancelAll(reason: reason)
+        }
+    }
+
+    /// Why `transfer` must not go on, if it must not.
+    private func cancellation(of transfer: Transfer) -> AssetFailure? {
+        if let cancelReason {
+            return AssetFailure(.network, "transfer of \(transfer.request.url) cancelled: \(cancelReason)")
+        }
+        if transfer.ticket.isCancelled {
+            return Self.cancelled(transfer)
+        }
+        return nil
+    }
+
+    /// Active (detached, attempt abandoned), queued and waiting-to-retry transfers.
+    private func takeEveryTransfer() -> [Transfer] {
+        var transfers: [Transfer] = []
+        for transfer in Array(active.values) {
+            detach(transfer)
+            transfer.abandonAttempt()
+            transfers.append(transfer)
+        }
+        transfers += pending.removeAll()
+        transfers += waiting
+        waiting.removeAll()
+        return transfers
+    }
+
+    /// Every transfer ends now, partial files closed and left in place.
+    private func cancelAll(reason: String) {
+        if cancelReason == nil {
+            cancelReason = reason
+        }
+        for transfer in takeEveryTransfer().sorted(by: { $0.sequence < $1.sequence }) {
+            transfer.finish(failure: cancellation(of: transfer), keepsPartial: true)
         }
     }
 
@@ -107,8 +146,8 @@ final class TransferLoop {
             guard let transfer = pending.popFirst(where: { (activePerHost[$0.hostKey] ?? 0) < limits.perHost }) else {
                 return
             }
-            if transfer.ticket.isCancelled {
-                transfer.finish(failure: Self.cancelled(transfer))
+            if let failure = cancellation(of: transfer) {
+                transfer.finish(failure: failure, keepsPartial: true)
                 continue
             }
             if let failure = transfer.beginAttempt(limits: limits) {
@@ -139,11 +178,18 @@ final class TransferLoop {
             guard let context else { continue }
             let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
             detach(transfer)
-            let outcome = transfer.endAttempt(code, limits: limits)
-            if let failure = outcome.failure {
-                conclude(transfer, failure: failure, retryAfter: outcome.retryAfter)
-            } else {
+            switch transfer.endAttempt(code, limits: limits) {
+            case .succeeded:
                 transfer.finish(failure: nil)
+            case .failed(let failure, let retryAfter):
+                conclude(transfer, failure: failure, retryAfter: retryAfter)
+            case .restart:
+                if let cancelled = cancellation(of: transfer) {
+                    transfer.finish(failure: cancelled, keepsPartial: true)
+                } else {
+                    transfer.prepareRestart()
+                    pending.insert(transfer)
+                }
             }
             finishedAny = true
         }
@@ -151,16 +197,17 @@ final class TransferLoop {
     }
 
     private func conclude(_ transfer: Transfer, failure: AttemptFailure, retryAfter: String?) {
-        if transfer.ticket.isCancelled {
-            transfer.finish(failure: Self.cancelled(transfer))
+        if let cancelled = cancellation(of: transfer) {
+            transfer.finish(failure: cancelled, keepsPartial: true)
             return
         }
+        // A restart after a refused Range is an extra request, not a retry.
         switch retryPolicy.decide(
             failure: failure.failure, transient: failure.isTransient, retryAfter: retryAfter,
-            attemptsMade: transfer.attempts
+            attemptsMade: transfer.attempts - transfer.restarts
         ) {
         case .giveUp(let final):
-            transfer.finish(failure: final)
+            transfer.finish(failure: final, keepsPartial: failure.isTransient)
         case .retry(let seconds):
             transfer.prepareRetry()
             transfer.retryAt = clock.now.advanced(by: .milliseconds(Int64((seconds * 1000).rounded())))
@@ -202,16 +249,11 @@ final class TransferLoop {
                 nextSequence += 1
             }
         }
-        for transfer in Array(active.values) {
-            detach(transfer)
-            transfer.abandonAttempt()
-            transfers.append(transfer)
-        }
-        transfers += pending.removeAll()
-        transfers += waiting
-        waiting.removeAll()
+        transfers += takeEveryTransfer()
         for transfer in transfers {
-            transfer.finish(failure: AssetFailure(.network, "transfer engine shut down before \(transfer.request.url) finished"))
+            transfer.finish(
+                failure: AssetFailure(.network, "transfer engine shut down before \(transfer.request.url) finished"),
+                keepsPartial: true)
         }
         curl_multi_cleanup(multi)
     }

@@ -1,17 +1,45 @@
 /// One asset to fetch into one file.
 public struct TransferRequest: Sendable {
     public var url: String
-    /// Absolute path; created or truncated by the transfer. Its directory must exist.
+    /// Absolute path; created or truncated by the transfer (appended to when it
+    /// resumes). Its directory must exist.
     public var destination: String
     /// Higher starts first; equal priorities start in submission order.
     public var priority: Int
     /// Extra request headers as `"Name: value"`, e.g. `If-None-Match` for revalidation.
     public var headers: [String]
+    /// Set when `destination` already holds the start of the body, left by an
+    /// interrupted transfer: the engine asks only for the rest.
+    public var resume: Resume?
 
-    public init(url: String, destination: String, priority: Int = 0, headers: [String] = []) {
+    public init(url: String, destination: String, priority: Int = 0, headers: [String] = [], resume: Resume? = nil) {
         self.url = url
         self.destination = destination
         self.priority = priority
         self.headers = headers
+        self.resume = resume
+    }
+
+    /// A partial body to continue. The engine sends `Range: bytes=<offset>-` and
+    /// `If-Range: <validator>`, and re-hashes the first `offset` bytes of
+    /// `destination` once, when a 206 confirms them, so that the result's
+    /// `sha256` covers the whole file. A 200 (the representation changed)
+    /// replaces the file; a 416, or a 206 that does not start at `offset`,
+    /// makes one more request without `Range`.
+    ///
+    /// Ignored (the fetch starts from zero) when `destination` is shorter than
+    /// `offset`, when `offset` is not positive, or when it already reaches the
+    /// size limit. Bytes past `offset` are cut off before appending.
+    public struct Resume: Sendable, Equatable {
+        /// Bytes of the body already in `destination`.
+        public var offset: Int64
+        /// The ETag of the response those bytes came from, else its Last-Modified
+        /// date, verbatim: sent as `If-Range`, so it must be a strong validator.
+        public var validator: String
+
+        public init(offset: Int64, validator: String) {
+            self.offset = offset
+            self.validator = validator
+        }
     }
 }

@@ -1,0 +1,69 @@
+import Foundation
+import Glibc
+
+/// What one eviction pass did, for the log and `gc`'s output.
+public struct GarbageCollection: Sendable, Equatable {
+    public var budget: Int64
+    public var bytesBefore: Int64
+    public var bytesAfter: Int64
+    public var evictedRefs = 0
+    public var removedObjects = 0
+    public var removedTrees = 0
+    /// The refs that must be kept alone exceed the budget; they were kept.
+    public var neededExceedBudget = false
+}
+
+extension CacheStore {
+    /// Least recently used refs are evicted until the cache is at 90% of the budget,
+    /// never one in `neededRefs` (ref file names) — then objects and trees that no
+    /// ref names are swept. Only a writer holding the lock may call this.
+    public func collectGarbage(budget: Int64, neededRefs: Set<String>, neededObjects: Set<String> = []) -> GarbageCollection {
+        var refs = refNames().compactMap { name -> (name: String, object: String, used: Double)? in
+            let path = "\(refsDirectory)/\(name)"
+            guard let data = FileManager.default.contents(atPath: path),
+                  let ref = try? JSONDecoder().decode(AssetRef.self, from: data) else { return nil }
+            return (name, ref.object, FileSystem.modificationTime(path) ?? 0)
+        }
+        var objectSizes: [String: Int64] = [:]
+        for sha in objectNames() { objectSizes[sha, default: 0] += FileSystem.size(objectPath(sha)) ?? 0 }
+        for sha in treeNames() { objectSizes[sha, default: 0] += FileSystem.treeSize(treePath(sha)) }
+
+        var users: [String: Int] = [:]
+        for ref in refs { users[ref.object, default: 0] += 1 }
+        let isKept = { (sha: String) in (users[sha] ?? 0) > 0 || neededObjects.contains(sha) }
+        var result = GarbageCollection(budget: budget, bytesBefore: objectSizes.values.reduce(0, +), bytesAfter: 0)
+        var total = objectSizes.filter { isKept($0.key) }.values.reduce(0, +)
+
+        if total > budget {
+            let target = budget / 10 * 9
+            refs.sort { $0.used < $1.used }
+            for ref in refs where total > target && !neededRefs.contains(ref.name) {
+                unlink("\(refsDirectory)/\(ref.name)")
+                result.evictedRefs += 1
+                users[ref.object, default: 1] -= 1
+                if !isKept(ref.object) { total -= objectSizes[ref.object] ?? 0 }
+            }
+            result.neededExceedBudget = total > budget
+        }
+        for sha in objectSizes.keys where !isKept(sha) {
+            if FileSystem.exists(objectPath(sha)) {
+                unlink(objectPath(sha))
+                result.removedObjects += 1
+            }
+            if FileSystem.exists(treePath(sha)) {
+                removeTree(sha)
+                result.removedTrees += 1
+            }
+        }
+        result.bytesAfter = total
+        return result
+    }
+
+    /// A tree leaves `trees/` by one rename, so it is never seen half-deleted there.
+    func removeTree(_ sha: String) {
+        let doomed = temporaryPath("evicted")
+        if (try? FileSystem.rename(treePath(sha), to: doomed)) != nil {
+            FileSystem.remove(doomed)
+        }
+    }
+}

@@ -1,0 +1,7 @@
+/// The simulator's presenter: shows every message it is offered, which then
+/// stays visible until a `dismiss` event (DESIGN §9).
+public final class DisplayingPresenter: MessagePresenter {
+    public init() {}
+
+    public func displayChoice(for presentation: Presentation) -> DisplayChoice { .now }
+}

@@ -1,0 +1,39 @@
+import AssetCache
+
+/// Compiles the `trigger_condition` entries of one action (DESIGN §4 table).
+struct ConditionParser {
+    var filterParser = PropertyFilterParser()
+    var warnings: [String] = []
+
+    mutating func condition(_ condition: TriggerCondition, path: String) throws(ManifestError) -> ConditionMatcher {
+        let data = condition.data
+        switch condition.type {
+        case "open":
+            return .sessionStart
+        case "purchase", "purchase_property":
+            return .purchase(
+                productID: try optionalString(data["product_id"], path: "\(path).data.product_id"),
+                filters: try filterParser.filters(data["property_filters"], path: "\(path).data.property_filters"))
+        case "custom_event", "custom_event_property":
+            guard let name = try optionalString(data["event_name"], path: "\(path).data.event_name") else {
+                throw ManifestError(path: "\(path).data.event_name", "a custom event trigger needs an event name")
+            }
+            return .customEvent(
+                name: name,
+                filters: try filterParser.filters(data["property_filters"], path: "\(path).data.property_filters"))
+        case "push_click":
+            return .pushClick(campaignID: try optionalString(data["campaign_id"], path: "\(path).data.campaign_id"))
+        default:
+            warnings.append("\(path).type: unknown trigger type '\(condition.type)'; it never fires")
+            return .never
+        }
+    }
+
+    private func optionalString(_ json: JSONValue?, path: String) throws(ManifestError) -> String? {
+        switch json {
+        case nil, .null?: return nil
+        case .string(let text)?: return text.isEmpty ? nil : text
+        default: throw ManifestError(path: path, "expected a string")
+        }
+    }
+}

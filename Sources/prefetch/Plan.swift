@@ -1,0 +1,28 @@
+import ArgumentParser
+import AssetCache
+
+struct Plan: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Readiness of a manifest's messages from the cache alone: no network, no writes, no lock.")
+
+    @Argument(help: ArgumentHelp("The manifest: a path, or '-' for stdin.", valueName: "manifest"))
+    var manifest: String
+
+    @OptionGroup var common: CommonOptions
+
+    func run() async throws {
+        do {
+            let source = ManifestSource(argument: manifest)
+            guard !source.isRemote else {
+                throw CommandFailure(message: "plan reads a local manifest; fetch it with 'prefetch run' first", status: ExitStatus.usage)
+            }
+            let manifest = try source.loadLocal()
+            let store = try common.openReader()
+            let report = Planner.plan(manifest, store: store, cacheDirectory: common.cacheDirectory)
+            ReportPrinter(options: common).print(report)
+            throw ExitCode(Run.exitStatus(for: report))
+        } catch let failure as CommandFailure {
+            throw failure.report()
+        }
+    }
+}

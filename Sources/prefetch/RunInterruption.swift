@@ -1,0 +1,40 @@
+import AssetCache
+import Dispatch
+import Foundation
+
+/// SIGINT, SIGTERM and `--max-run-time` end a run the same way: the prefetcher is
+/// stopped, the report of what finished is printed, and the exit code says why.
+final class RunInterruption: @unchecked Sendable {
+    private var sources: [DispatchSourceSignal] = []
+    private let lock = NSLock()
+    private var caught: Int32?
+
+    /// 130 or 143 once a signal stopped the run.
+    var exitStatus: Int32? {
+        lock.withLock { caught.map { 128 + $0 } }
+    }
+
+    init(stopping prefetcher: Prefetcher, maxRunTime: Double?) {
+        for number in [SIGINT, SIGTERM] {
+            // The default action would kill the process mid-commit; a dispatch
+            // source turns the signal into an ordinary callback instead.
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [self] in
+                lock.withLock { if caught == nil { caught = number } }
+                prefetcher.stop(reason: "interrupted by \(number == SIGINT ? "SIGINT" : "SIGTERM")")
+            }
+            source.resume()
+            sources.append(source)
+        }
+        if let maxRunTime {
+            DispatchQueue.global().asyncAfter(deadline: .now() + maxRunTime) {
+                prefetcher.stop(reason: "the run reached --max-run-time \(Self.format(maxRunTime)) s")
+            }
+        }
+    }
+
+    private static func format(_ seconds: Double) -> String {
+        seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+    }
+}

@@ -1,0 +1,83 @@
+import ArgumentParser
+import AssetCache
+import Foundation
+import InAppDelivery
+
+struct Simulate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Replay a file of events through the delivery engine and print what it decides.",
+        discussion: """
+            Readiness comes from the cache alone: no network, no writes, no lock. The events file \
+            holds one JSON object per line, e.g. {"at": 5, "event": "custom_event", "name": "exit intent"}; \
+            "at" is seconds after --start-time. Dates in event properties are ISO 8601 strings.
+            """)
+
+    @Argument(help: ArgumentHelp("The manifest: a path, or '-' for stdin.", valueName: "manifest"))
+    var manifest: String
+
+    @Option(help: ArgumentHelp("The events, as JSON Lines.", valueName: "file"))
+    var events: String
+
+    @Option(help: ArgumentHelp("Seconds between accepted triggers.", valueName: "seconds"))
+    var minInterval: Double = 30
+
+    @Option(help: ArgumentHelp("The device's orientation at start: PORTRAIT or LANDSCAPE.", valueName: "orientation"))
+    var orientation = "PORTRAIT"
+
+    @Option(help: ArgumentHelp("Epoch seconds of \"at\": 0 (default: now).", valueName: "epoch"))
+    var startTime: Double?
+
+    @OptionGroup var common: CommonOptions
+
+    func validate() throws {
+        guard minInterval.isFinite, minInterval >= 0 else { throw ValidationError("--min-interval must be 0 or more seconds") }
+        guard DeviceOrientation(name: orientation) != nil else { throw ValidationError("--orientation must be PORTRAIT or LANDSCAPE") }
+        if let startTime, !startTime.isFinite || startTime < 0 { throw ValidationError("--start-time must be epoch seconds") }
+    }
+
+    func run() throws {
+        do throws(CommandFailure) {
+            let source = ManifestSource(argument: self.manifest)
+            guard !source.isRemote else {
+                throw CommandFailure(message: "simulate reads a local manifest; fetch it with 'prefetch run' first", status: ExitStatus.usage)
+            }
+            let manifest = try source.loadLocal()
+            let triggers = try compile(manifest)
+            let timeline = try loadEvents()
+            // With no cache yet every asset is missing, as on a device that never prefetched.
+            let readiness: any ReadinessSource = try common.openReader() ?? InMemoryReadiness()
+            if !common.quiet {
+                for warning in manifest.warnings + triggers.warnings {
+                    FileHandle.standardError.write(Data("prefetch: warning: \(warning)\n".utf8))
+                }
+            }
+            let configuration = DeliveryConfiguration(
+                minimumTriggerInterval: minInterval, orientation: DeviceOrientation(name: orientation) ?? .portrait)
+            let start = startTime ?? Date().timeIntervalSince1970.rounded(.down)
+            let simulation = Simulation(triggers: triggers, readiness: readiness, configuration: configuration, startTime: start)
+            let decisions = simulation.replay(timeline)
+            DecisionPrinter(json: common.json, quiet: common.quiet, startTime: start).print(decisions)
+        } catch {
+            throw error.report()
+        }
+    }
+
+    private func compile(_ manifest: Manifest) throws(CommandFailure) -> TriggerTable {
+        do {
+            return try TriggerTable(manifest)
+        } catch {
+            throw CommandFailure(message: "\(self.manifest): \(error)", status: ExitStatus.usage)
+        }
+    }
+
+    private func loadEvents() throws(CommandFailure) -> [TimedEvent] {
+        guard let data = FileManager.default.contents(atPath: events) else {
+            throw CommandFailure(message: "cannot read events file '\(events)': no such readable file", status: ExitStatus.usage)
+        }
+        do {
+            return try EventFile.parse(String(decoding: data, as: UTF8.self))
+        } catch {
+            throw CommandFailure(message: "\(events):\(error.line): \(error.message)", status: ExitStatus.usage)
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import FixtureServer
+import Foundation
+import Testing
+
+/// DESIGN §6: SIGINT, SIGTERM and --max-run-time stop a run cleanly; an interrupted
+/// download resumes from its partial file with Range and If-Range.
+@Suite struct InterruptionTests {
+    static let twentyMiB = 20 * 1024 * 1024
+
+    func bigFile(in scratch: Scratch) throws -> Data {
+        try FileManager.default.createDirectory(atPath: scratch.path("www"), withIntermediateDirectories: true)
+        var generator = SystemRandomNumberGenerator()
+        let data = Data((0..<Self.twentyMiB / 8).flatMap { _ in withUnsafeBytes(of: generator.next() as UInt64, Array.init) })
+        try data.write(to: URL(fileURLWithPath: scratch.path("www/big.bin")))
+        return data
+    }
+
+    @Test func maxRunTimeStopsTheRunAndTheNextRunFetchesOnlyTheRemainder() async throws {
+        let scratch = try Scratch()
+        let data = try bigFile(in: scratch)
+        let server = try await FixtureServer.start(root: scratch.path("www"))
+        let half = Self.twentyMiB / 2
+        // The server sends half the body, then nothing: the run must end at its deadline.
+        let url = server.url("big.bin?stall_after=\(half)")
+        let manifest = try scratch.write("m.json", try manifestJSON([inapp("bundle", ["type": "HTML", "asset_urls": [url]])]))
+        let cache = scratch.path("cache")
+
+        let first = try await CommandRunner.prefetch(["run", manifest, "--cache-dir", cache, "--json", "--max-run-time", "3"])
+        #expect(first.status == 1)
+        #expect(try first.report().asset(url)?.error?.message.contains("--max-run-time 3 s") == true)
+        #expect(try await CommandRunner.prefetch(["verify", "--cache-dir", cache]).status == 0)
+
+        server.resetLog()
+        let second = try await CommandRunner.prefetch(["run", manifest, "--cache-dir", cache, "--json"])
+        let requests = server.requests()
+        try await server.stop()
+
+        #expect(second.status == 0, "\(second.stderr)")
+        let report = try second.report()
+        #expect(report.totals.downloaded_bytes == Self.twentyMiB - half)
+        #expect(requests.count == 1)
+        #expect(requests.first?.headers["range"] == "bytes=\(half)-")
+        #expect(requests.first?.headers["if-range"] != nil)
+        #expect(requests.first?.status == 206)
+        #expect(requests.first?.bodyBytes == Self.twentyMiB - half)
+        let path = try #require(report.message("bundle")?.assets.first?.path)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == data)
+    }
+
+    @Test(arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])
+    func signalStopsTheRunCleanly(signal: Int32, status: Int32) async throws {
+        let scratch = try Scratch()
+        let names = try writeStyleSheets(1, in: scratch.path("www"))
+        _ = try bigFile(in: scratch)
+        let server = try await FixtureServer.start(root: scratch.path("www"))
+        let manifest = try scratch.write("m.json", try manifestJSON([
+            inapp("quick", ["type": "HTML", "asset_urls": [server.url(names[0])]]),
+            inapp("slow", ["type": "HTML", "asset_urls": [server.url("big.bin?stall_after=1048576")]]),
+        ]))
+        let cache = scratch.path("cache")
+
+        let child = try RunningCommand(["run", manifest, "--cache-dir", cache, "--json"])
+        _ = await server.waitForRequests(count: 1, timeout: .seconds(30))
+        child.signal(signal)
+        let result = await child.wait()
+        #expect(result.status == status, "\(result.stderr)")
+        #expect(try result.report().message("slow")?.verdict == "discarded:asset_download_failed")
+        #expect(try await CommandRunner.prefetch(["verify", "--cache-dir", cache]).status == 0)
+
+        let plan = try await CommandRunner.prefetch(["plan", manifest, "--cache-dir", cache, "--json"])
+        try await server.stop()
+        #expect(try plan.report().message("quick")?.status == "ready")
+    }
+}
