@@ -111,6 +111,6 @@ import Testing
             #expect(measured.peakResidentBytes < Self.peakMemoryLimit,
                     "peak RSS \(measured.peakResidentBytes / 1024 / 1024) MiB")
         }
-        print("hostile run: \(cases.count) messages, peak RSS \(measured.peakResidentBytes / 1024) KiB, \(report.duration_ms) ms")
+        print("hostile run: \(cases.count) messages, peak RSS \(measured.peakResidentBytes / 1024) KiB (ru_maxrss \(measured.rusageMaxRSSBytes / 1024) KiB), \(report.duration_ms) ms")
     }
 }
