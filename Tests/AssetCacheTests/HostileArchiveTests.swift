@@ -99,4 +99,36 @@ import Testing
         #expect(spans.last?.end == end.offset)
         #expect(spans.first?.start == 0)
     }
+
+    /// End of central directory record: `count` entries, `size` bytes at `offset`.
+    static func endRecord(count: UInt16, size: UInt32, offset: UInt32) -> [UInt8] {
+        var bytes: [UInt8] = [0x50, 0x4B, 0x05, 0x06, 0, 0, 0, 0]
+        for value in [count, count] { bytes += [UInt8(value & 0xFF), UInt8(value >> 8)] }
+        for value in [size, offset] { bytes += (0..<4).map { UInt8((value >> (8 * $0)) & 0xFF) } }
+        return bytes + [0, 0]
+    }
+
+    /// Structures no fixture needs a file for: the central-directory reader's own refusals.
+    @Test(arguments: [
+        ("a count the directory cannot hold", [UInt8](repeating: 0, count: 10) + endRecord(count: 5, size: 10, offset: 0),
+         "the central directory declares 5 entries in 10 bytes"),
+        ("a directory past the end record", endRecord(count: 1, size: 46, offset: 1000),
+         "the central directory (46 bytes at offset 1000) runs past its end record"),
+        ("a record that is not one", [UInt8](repeating: 0x41, count: 46) + endRecord(count: 1, size: 46, offset: 0),
+         "no central directory record #0 at offset 0"),
+    ])
+    func malformedDirectoryIsInvalid(what: String, bytes: [UInt8], message: String) throws {
+        let scratch = try F.Scratch()
+        let zip = try scratch.file("bad.zip", contents: Data(bytes))
+        let result = ArchiveUnpacker.unpack(zipPath: zip, into: scratch.path + "/out")
+        #expect(result == .failure(AssetFailure(.invalidArchive, message)), "\(what)")
+    }
+
+    @Test func emptyArchiveUnpacksToAnEmptyFolder() throws {
+        let scratch = try F.Scratch()
+        let zip = try scratch.file("empty.zip", contents: Data(Self.endRecord(count: 0, size: 0, offset: 0)))
+        let info = try ArchiveUnpacker.unpack(zipPath: zip, into: scratch.path + "/out").get()
+        #expect(info == ArchiveInfo(entries: 0, files: 0, unpackedBytes: 0))
+        #expect(try scratch.tree("out") == [])
+    }
 }
