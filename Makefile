@@ -44,6 +44,7 @@ completions: build
 # Regenerates the binary test assets; `--check` verifies the committed ones.
 fixtures:
 	python3 fixtures/generate.py
+	python3 fixtures/generate_hostile.py
 
 # The benchmark of issue 6 (bench/run.py): installs nginx, curl, aria2, pngcheck and
 # unzip when missing, builds prefetch in release mode, prints the table and writes

@@ -69,3 +69,17 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// libFuzzer targets (fuzz/run.sh), only when ASSETCACHE_FUZZ is set: `swift build`
+// and `swift test` never see them. Each file exports LLVMFuzzerTestOneInput and
+// has no main of its own (-parse-as-library): libFuzzer's main drives it.
+if Context.environment["ASSETCACHE_FUZZ"] != nil {
+    for name in ["FuzzManifest", "FuzzArchive", "FuzzImage"] {
+        package.targets.append(.executableTarget(
+            name: name,
+            dependencies: ["AssetCache"],
+            path: "Fuzz/\(name)",
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+        ))
+    }
+}

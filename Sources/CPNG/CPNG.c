@@ -7,7 +7,8 @@
 #include <string.h>
 
 /* Ancillary chunks kept in memory (text, sPLT, unknown) at most; libpng's own
-   build default, made explicit so a crafted file cannot raise it. */
+   build default, made explicit so a crafted file cannot raise it. With every
+   metadata chunk skipped (below) none should be kept at all. */
 #define CPNG_CHUNK_CACHE_MAX 1000
 
 typedef struct cpng_state {
@@ -100,6 +101,13 @@ cpng_result cpng_validate_file(const char *path, uint32_t max_side, uint64_t max
     png_set_user_limits(png, max_side, max_side);
     png_set_chunk_cache_max(png, CPNG_CHUNK_CACHE_MAX);
     png_set_chunk_malloc_max(png, (png_alloc_size_t)(max_chunk_bytes > (uint64_t)PNG_SIZE_MAX ? PNG_SIZE_MAX : max_chunk_bytes));
+    /* Metadata is never shown, so it is never inflated or kept: a negative count
+       makes libpng treat every ancillary chunk but tRNS as unknown, and NEVER
+       skips unknown chunks (unknown critical ones are still an error). Skipped
+       chunks are read in small pieces with their CRCs checked, so a zTXt or iCCP
+       bomb (40 chunks of 7.5 MiB each stay under the per-chunk cap and would be
+       kept, 300 MiB) costs read time only. */
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, -1);
 
     png_read_info(png, info);
 

@@ -35,11 +35,41 @@ struct Run: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Stop the whole run cleanly after this many seconds, so one cron run never overlaps the next.", valueName: "seconds"))
     var maxRunTime: Double?
 
+    @Option(help: ArgumentHelp("Largest asset to download: bytes, or with a K, M or G suffix.", valueName: "size"))
+    var maxAssetSize = ByteSize(bytes: TransferLimits().maxAssetSize)
+
+    @Option(help: ArgumentHelp("Most bytes one ZIP may unpack to: bytes, or with a K, M or G suffix.", valueName: "size"))
+    var maxUnpackedSize = ByteSize(bytes: ArchiveLimits().maxUnpackedSize)
+
+    @Option(help: ArgumentHelp("Retries of a transient failure (408, 429, 5xx, network, timeout).", valueName: "n"))
+    var retries = TransferLimits().retries
+
+    @Option(help: ArgumentHelp("Seconds to wait for a connection; 0 for libcurl's default.", valueName: "s"))
+    var connectTimeout = TransferLimits().connectTimeout
+
+    @Option(help: ArgumentHelp("Seconds under 1 KiB/s after which a transfer is abandoned; 0 for never.", valueName: "s"))
+    var stallTimeout = TransferLimits().stallTimeout
+
+    @Option(help: ArgumentHelp("Seconds one request may take in all; 0 for no limit.", valueName: "s"))
+    var maxTime = TransferLimits().maxTime
+
+    @Option(name: .customLong("max-redirs"), help: ArgumentHelp("Redirects to follow per request.", valueName: "n"))
+    var maxRedirects = TransferLimits().maxRedirects
+
     func validate() throws {
         guard (1...256).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 256") }
         guard (1...256).contains(perHost) else { throw ValidationError("--per-host must be between 1 and 256") }
         guard wait >= 0 else { throw ValidationError("--wait must not be negative") }
         if let maxRunTime, !(maxRunTime > 0) { throw ValidationError("--max-run-time must be a positive number of seconds") }
+        guard maxAssetSize.bytes > 0 else { throw ValidationError("--max-asset-size must be at least 1 byte") }
+        guard maxUnpackedSize.bytes > 0 else { throw ValidationError("--max-unpacked-size must be at least 1 byte") }
+        guard (0...100).contains(retries) else { throw ValidationError("--retries must be between 0 and 100") }
+        guard (0...1000).contains(maxRedirects) else { throw ValidationError("--max-redirs must be between 0 and 1000") }
+        for (flag, seconds) in [("--connect-timeout", connectTimeout), ("--stall-timeout", stallTimeout), ("--max-time", maxTime)] {
+            guard seconds.isFinite, (0...86_400).contains(seconds) else {
+                throw ValidationError("\(flag) must be a number of seconds from 0 to 86400")
+            }
+        }
     }
 
     func run() async throws {
@@ -52,6 +82,13 @@ struct Run: AsyncParsableCommand {
             var options = PrefetchOptions()
             options.transfer.concurrency = concurrency
             options.transfer.perHost = perHost
+            options.transfer.maxAssetSize = maxAssetSize.bytes
+            options.archive.maxUnpackedSize = maxUnpackedSize.bytes
+            options.transfer.retries = retries
+            options.transfer.connectTimeout = connectTimeout
+            options.transfer.stallTimeout = stallTimeout
+            options.transfer.maxTime = maxTime
+            options.transfer.maxRedirects = maxRedirects
             options.budget = budget?.bytes
             if let maxAssetSize { options.transfer.maxAssetSize = maxAssetSize.bytes }
             if let maxUnpackedSize { options.archive.maxUnpackedSize = maxUnpackedSize.bytes }

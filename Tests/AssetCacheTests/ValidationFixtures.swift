@@ -9,6 +9,10 @@ enum ValidationFixtures {
         .deletingLastPathComponent()  // package root
         .appendingPathComponent("fixtures/assets")
 
+    /// fixtures/hostile (fixtures/generate_hostile.py): one file per attack.
+    static let hostile = assets.deletingLastPathComponent().appendingPathComponent("hostile")
+    static func hostile(_ name: String) -> String { hostile.appendingPathComponent(name).path }
+
     static func image(_ name: String) -> String { assets.appendingPathComponent("img/\(name)").path }
     static func html(_ name: String) -> String { assets.appendingPathComponent("html/\(name)").path }
 

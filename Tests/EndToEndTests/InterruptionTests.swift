@@ -61,6 +61,10 @@ import Testing
 
         let child = try RunningCommand(["run", manifest, "--cache-dir", cache, "--json"])
         _ = await server.waitForRequests(count: 1, timeout: .seconds(30))
+        // Served is not yet committed: wait for the quick asset's ref (slow under ASan).
+        for _ in 0..<300 where scratch.listing("cache/refs").isEmpty {
+            try await Task.sleep(for: .milliseconds(100))
+        }
         child.signal(signal)
         let result = await child.wait()
         #expect(result.status == status, "\(result.stderr)")

@@ -10,6 +10,7 @@ extension Manifest {
         guard data.count <= maxSize else {
             throw ManifestError(path: "", "the manifest is \(data.count) bytes; the limit is \(maxSize)")
         }
+        try JSONPreflight.check(data)
         let raw: RawManifest
         do {
             raw = try FastManifestReader.read(data) ?? JSONDecoder().decode(RawManifest.self, from: data)
@@ -140,15 +141,25 @@ private struct ManifestBuilder {
         return value
     }
 
+    /// Times and intervals are whole seconds in the seed format; a fraction is a
+    /// value meant for another field, or a unit mistake (milliseconds as 0.001 s).
+    func wholeSeconds(_ value: Double?, path: String) throws(ManifestError) -> Double? {
+        guard let value = try finite(value, path: path) else { return nil }
+        guard value == value.rounded(.towardZero) else {
+            throw ManifestError(path: path, "\(value) is not a whole number of seconds")
+        }
+        return value
+    }
+
     /// `-1` means "open" for times and "use the global value" for intervals.
     func epoch(_ value: Double?, path: String) throws(ManifestError) -> Double? {
-        guard let value = try finite(value, path: path), value != -1 else { return nil }
+        guard let value = try wholeSeconds(value, path: path), value != -1 else { return nil }
         guard value >= 0 else { throw ManifestError(path: path, "\(value) is negative; use -1 for none") }
         return value
     }
 
     func seconds(_ value: Double?, path: String) throws(ManifestError) -> Double? {
-        guard let value = try finite(value, path: path) else { return nil }
+        guard let value = try wholeSeconds(value, path: path) else { return nil }
         guard value >= 0 else { throw ManifestError(path: path, "\(value) is negative") }
         return value
     }

@@ -1,10 +1,9 @@
 import CZip
 
-/// Every rule an archive must pass before anything is written: per entry
-/// (encryption, method, path, file type, ratio) and across entries (duplicates,
-/// file/directory clashes, declared total). Rules that need data offsets, such as
-/// overlapping entries (DESIGN §10), belong here too once a central-directory
-/// reader supplies them.
+/// Every rule an archive must pass before anything is written: on the layout the
+/// central directory describes (entry count, NUL bytes in names, overlapping
+/// entries), per entry (encryption, method, path, file type, ratio) and across
+/// entries (duplicates, file/directory clashes, declared total).
 struct ArchiveEntryChecks {
     /// A checked entry: what to create and how many bytes to expect.
     struct Planned {
@@ -25,6 +24,47 @@ struct ArchiveEntryChecks {
     func checkEntryCount(_ count: Int64) throws(AssetFailure) {
         guard count <= Int64(limits.maxEntries) else {
             throw AssetFailure(.archiveLimits, "archive has \(count) entries, over the limit of \(limits.maxEntries)")
+        }
+    }
+
+    /// Names are checked whole here, before libzip (whose C strings stop at the
+    /// first NUL) sees them: "a.html\0../../x" must not pass as "a.html".
+    func checkNames(_ records: [ZipCentralDirectory.Record]) throws(AssetFailure) {
+        if let record = records.first(where: { $0.rawName.contains(0) }) {
+            throw AssetFailure(.unsafeArchive, "entry \(ArchiveEntry.quoted(rawName: record.rawName)) has a NUL byte in its name")
+        }
+    }
+
+    /// No two entries may share bytes (DESIGN §8): a "full" overlap points several
+    /// central-directory records at one local header, a "quoted" one makes each
+    /// entry's data contain the next entry's local header, so that a small file
+    /// inflates its bytes many times over (Fifield, "A better zip bomb"). Each
+    /// span runs from the local header to the end of the data; the central
+    /// directory starts where the entries must end.
+    func checkOverlaps(
+        _ spans: [ZipCentralDirectory.Span], records: [ZipCentralDirectory.Record], centralDirectoryOffset: UInt64
+    ) throws(AssetFailure) {
+        func name(_ span: ZipCentralDirectory.Span) -> String { ArchiveEntry.quoted(rawName: records[span.index].rawName) }
+        let sorted = spans.sorted { ($0.start, $0.index) < ($1.start, $1.index) }
+        for (first, second) in zip(sorted, sorted.dropFirst()) {
+            if first.start == second.start {
+                throw AssetFailure(
+                    .archiveLimits,
+                    "entries \(name(first)) and \(name(second)) share one local header at offset \(first.start) (full overlap)"
+                )
+            }
+            if first.end > second.start {
+                throw AssetFailure(
+                    .archiveLimits,
+                    "entry \(name(first)) (bytes \(first.start)..<\(first.end)) overlaps entry \(name(second)) at offset \(second.start) (quoted overlap)"
+                )
+            }
+        }
+        if let last = sorted.last, last.end > centralDirectoryOffset {
+            throw AssetFailure(
+                .archiveLimits,
+                "entry \(name(last)) (bytes \(last.start)..<\(last.end)) overlaps the central directory at offset \(centralDirectoryOffset)"
+            )
         }
     }
 

@@ -13,10 +13,7 @@ package enum ArchiveUnpacker {
         limits: ArchiveLimits = .init()
     ) -> Result<ArchiveInfo, AssetFailure> {
         do throws(AssetFailure) {
-            let archive = try ZipArchive(path: zipPath)
-            let plan = try check(archive, limits: limits)
-            // Overlapping entries (DESIGN §10) need offsets libzip 1.7 does not give:
-            // a central-directory reader will add its verdict to the checks above.
+            let (archive, plan) = try check(zipPath: zipPath, limits: limits)
             let tree = try TreeWriter(creating: directory)
             return .success(try extract(plan, from: archive, into: tree, limits: limits))
         } catch {
@@ -24,17 +21,59 @@ package enum ArchiveUnpacker {
         }
     }
 
-    private static func check(_ archive: ZipArchive, limits: ArchiveLimits) throws(AssetFailure) -> [ArchiveEntryChecks.Planned] {
+    /// The central directory is read twice: by ``ZipCentralDirectory`` for the
+    /// layout (count, names, overlaps), before libzip is given the file, then by
+    /// libzip, whose entries must agree with it.
+    private static func check(
+        zipPath: String, limits: ArchiveLimits
+    ) throws(AssetFailure) -> (ZipArchive, [ArchiveEntryChecks.Planned]) {
         var checks = ArchiveEntryChecks(limits: limits)
-        let count = archive.entryCount
-        guard count >= 0 else { throw AssetFailure(.invalidArchive, "cannot count the entries of the archive") }
-        try checks.checkEntryCount(count)
-        var plan: [ArchiveEntryChecks.Planned] = []
-        plan.reserveCapacity(Int(count))
-        for index in 0..<UInt64(count) {
-            plan.append(try checks.admit(try archive.entry(at: index)))
+        let directory = try layout(zipPath) { () throws(ZipCentralDirectory.Failure) in try ZipCentralDirectory(path: zipPath) }
+        let end = try layout(zipPath) { () throws(ZipCentralDirectory.Failure) in try directory.end() }
+        try checks.checkEntryCount(Int64(clamping: end.entryCount))
+        let records = try layout(zipPath) { () throws(ZipCentralDirectory.Failure) in try directory.records(end) }
+        try checks.checkNames(records)
+        let spans = try layout(zipPath) { () throws(ZipCentralDirectory.Failure) in
+            try records.map { record throws(ZipCentralDirectory.Failure) in try directory.span(of: record, before: end.offset) }
         }
-        return plan
+        try checks.checkOverlaps(spans, records: records, centralDirectoryOffset: end.offset)
+
+        let archive = try ZipArchive(path: zipPath)
+        guard archive.entryCount == Int64(records.count) else {
+            throw AssetFailure(
+                .invalidArchive,
+                "libzip finds \(archive.entryCount) entries where the central directory lists \(records.count)"
+            )
+        }
+        var plan: [ArchiveEntryChecks.Planned] = []
+        plan.reserveCapacity(records.count)
+        for record in records {
+            plan.append(try checks.admit(try archive.entry(matching: record)))
+        }
+        return (archive, plan)
+    }
+
+    private static func layout<T>(
+        _ zipPath: String, _ read: () throws(ZipCentralDirectory.Failure) -> T
+    ) throws(AssetFailure) -> T {
+        do {
+            return try read()
+        } catch {
+            switch error {
+            case .notZip:
+                let head = (try? FileHead.read(path: zipPath, count: 4).get()) ?? []
+                if head == [0x50, 0x4B, 0x03, 0x04] {
+                    throw AssetFailure(.invalidArchive, "truncated ZIP archive: no end of central directory record")
+                }
+                // libzip's refusal also says what the bytes look like.
+                _ = try ZipArchive(path: zipPath)
+                throw AssetFailure(.invalidArchive, "not a ZIP archive: no end of central directory record")
+            case .malformed(let reason):
+                throw AssetFailure(.invalidArchive, reason)
+            case .unreadable(let reason):
+                throw AssetFailure(.storage, reason)
+            }
+        }
     }
 
     private static func extract(

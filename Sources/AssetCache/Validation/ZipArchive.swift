@@ -19,7 +19,11 @@ final class ZipArchive {
 
     var entryCount: Int64 { zip_get_num_entries(handle, 0) }
 
-    func entry(at index: UInt64) throws(AssetFailure) -> ArchiveEntry {
+    /// The entry libzip knows at `record.index`, which must agree with the central
+    /// directory as ``ZipCentralDirectory`` read it: two readers that disagree
+    /// about an archive (several end records, say) are how checks get bypassed.
+    func entry(matching record: ZipCentralDirectory.Record) throws(AssetFailure) -> ArchiveEntry {
+        let index = UInt64(record.index)
         var stat = zip_stat_t()
         zip_stat_init(&stat)
         guard zip_stat_index(handle, index, 0, &stat) == 0, let name = stat.name else {
@@ -30,6 +34,15 @@ final class ZipArchive {
             throw AssetFailure(.invalidArchive, "entry #\(index) lacks its size, method or encryption fields")
         }
         let rawName = zip_get_name(handle, index, ZIP_FL_ENC_RAW).map(ZipArchive.bytes(of:)) ?? []
+        guard rawName == record.rawName, stat.size == record.size, stat.comp_size == record.compressedSize,
+              // WinZip AES stores method 99 and the real one in its extra field, which libzip reports.
+              stat.comp_method == record.method || record.method == 99
+        else {
+            throw AssetFailure(
+                .invalidArchive,
+                "libzip and the central directory disagree about entry #\(index) (\(ArchiveEntry.quoted(rawName: record.rawName)))"
+            )
+        }
         var system: UInt8 = 0
         var attributes: UInt32 = 0
         guard zip_file_get_external_attributes(handle, index, 0, &system, &attributes) == 0 else {
@@ -38,7 +51,7 @@ final class ZipArchive {
         return ArchiveEntry(
             index: index,
             name: String(cString: name),
-            rawName: rawName,
+            rawName: record.rawName,
             size: Int64(clamping: stat.size),
             compressedSize: Int64(clamping: stat.comp_size),
             compressionMethod: Int32(stat.comp_method),
@@ -79,6 +92,8 @@ final class ZipArchive {
             // CHECKCONS refuses duplicate names without saying which: look without it.
             let duplicate = duplicateName(path: path).map { "entry '\($0)' appears twice" }
             return AssetFailure(.unsafeArchive, duplicate ?? "the archive has two entries with the same name")
+        case ZIP_ER_INCONS:
+            return AssetFailure(.invalidArchive, "local headers disagree with the central directory: \(message)")
         case ZIP_ER_NOZIP:
             let head = FileHead.read(path: path, count: ContentDescription.sampleLength)
             let description = (try? head.get()).map { " (\(ContentDescription.describe($0)))" } ?? ""
