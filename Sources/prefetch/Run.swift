@@ -20,12 +20,6 @@ struct Run: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Disk budget for objects and trees (K, M, G suffixes); remembered for later gc and status.", valueName: "size"))
     var budget: ByteSize?
 
-    @Option(help: ArgumentHelp("Largest asset to download (K, M, G suffixes); default 50M.", valueName: "size"))
-    var maxAssetSize: ByteSize?
-
-    @Option(help: ArgumentHelp("Largest total a ZIP may unpack to (K, M, G suffixes); default 256M.", valueName: "size"))
-    var maxUnpackedSize: ByteSize?
-
     @Flag(help: "Readiness from the cache alone: no network.")
     var offline = false
 
@@ -90,8 +84,6 @@ struct Run: AsyncParsableCommand {
             options.transfer.maxTime = maxTime
             options.transfer.maxRedirects = maxRedirects
             options.budget = budget?.bytes
-            if let maxAssetSize { options.transfer.maxAssetSize = maxAssetSize.bytes }
-            if let maxUnpackedSize { options.archive.maxUnpackedSize = maxUnpackedSize.bytes }
             options.offline = offline
             options.logger = common.logger
             let progress = ProgressLine.start(for: common)

@@ -37,12 +37,16 @@ import Testing
 
         #expect(second.status == 0, "\(second.stderr)")
         let report = try second.report()
-        #expect(report.totals.downloaded_bytes == Self.twentyMiB - half)
+        // However far the first run got before its deadline (half, unless the
+        // machine is very slow), the second asks for exactly the rest.
+        let range = try #require(requests.first?.headers["range"])
+        let kept = try #require(Int(range.dropFirst("bytes=".count).dropLast()))
+        #expect(kept > 0 && kept <= half)
+        #expect(report.totals.downloaded_bytes == Self.twentyMiB - kept)
         #expect(requests.count == 1)
-        #expect(requests.first?.headers["range"] == "bytes=\(half)-")
         #expect(requests.first?.headers["if-range"] != nil)
         #expect(requests.first?.status == 206)
-        #expect(requests.first?.bodyBytes == Self.twentyMiB - half)
+        #expect(requests.first?.bodyBytes == Self.twentyMiB - kept)
         let path = try #require(report.message("bundle")?.assets.first?.path)
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == data)
     }
@@ -59,12 +63,9 @@ import Testing
         ]))
         let cache = scratch.path("cache")
 
-        let child = try RunningCommand(["run", manifest, "--cache-dir", cache, "--json"])
-        _ = await server.waitForRequests(count: 1, timeout: .seconds(30))
-        // Served is not yet committed: wait for the quick asset's ref (slow under ASan).
-        for _ in 0..<300 where scratch.listing("cache/refs").isEmpty {
-            try await Task.sleep(for: .milliseconds(100))
-        }
+        let child = try RunningCommand(["run", manifest, "--cache-dir", cache, "--json", "--log-level", "debug"])
+        // Served is not committed: the run logs each asset once it is.
+        #expect(await child.stderrContains("\(names[0]): downloaded"))
         child.signal(signal)
         let result = await child.wait()
         #expect(result.status == status, "\(result.stderr)")

@@ -1,10 +1,16 @@
 import Foundation
 
-/// A `prefetch` child that a test can signal while it runs (crash and interrupt tests).
+/// A `prefetch` child that a test can signal while it runs (crash and interrupt
+/// tests), and whose stderr it can await a line of.
 final class RunningCommand: @unchecked Sendable {
     private let process = Process()
     private let out = Pipe()
     private let err = Pipe()
+    private let lock = NSLock()
+    private var errData = Data()
+    private var errClosed = false
+    private var waiters: [(text: String, continuation: CheckedContinuation<Bool, Never>)] = []
+    private let errDone = DispatchSemaphore(value: 0)
 
     init(_ arguments: [String]) throws {
         process.executableURL = CommandRunner.binDirectory.appendingPathComponent("prefetch")
@@ -12,6 +18,24 @@ final class RunningCommand: @unchecked Sendable {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
+        err.fileHandleForReading.readabilityHandler = { [self] handle in
+            let chunk = handle.availableData
+            lock.withLock {
+                if chunk.isEmpty {
+                    errClosed = true
+                    handle.readabilityHandler = nil
+                } else {
+                    errData.append(chunk)
+                }
+                let text = String(decoding: errData, as: UTF8.self)
+                waiters.removeAll { waiter in
+                    guard errClosed || text.contains(waiter.text) else { return false }
+                    waiter.continuation.resume(returning: text.contains(waiter.text))
+                    return true
+                }
+            }
+            if chunk.isEmpty { errDone.signal() }
+        }
         try process.run()
     }
 
@@ -19,19 +43,30 @@ final class RunningCommand: @unchecked Sendable {
         kill(process.processIdentifier, signal)
     }
 
+    /// Returns true once the child's stderr holds `text`, false if it closed without.
+    func stderrContains(_ text: String) async -> Bool {
+        await withCheckedContinuation { continuation in
+            lock.withLock {
+                let seen = String(decoding: errData, as: UTF8.self)
+                if seen.contains(text) || errClosed {
+                    continuation.resume(returning: seen.contains(text))
+                } else {
+                    waiters.append((text, continuation))
+                }
+            }
+        }
+    }
+
     /// Waits on a dispatch thread for the exit, collecting all output.
     func wait() async -> CommandResult {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async { [self] in
-                let group = DispatchGroup()
-                nonisolated(unsafe) var errData = Data()
-                DispatchQueue.global().async(group: group) { errData = self.err.fileHandleForReading.readDataToEndOfFile() }
                 let outData = out.fileHandleForReading.readDataToEndOfFile()
-                group.wait()
+                errDone.wait()
                 process.waitUntilExit()
                 let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
-                continuation.resume(returning: CommandResult(
-                    status: status, stdout: outData, stderr: String(decoding: errData, as: UTF8.self)))
+                let errText = lock.withLock { String(decoding: errData, as: UTF8.self) }
+                continuation.resume(returning: CommandResult(status: status, stdout: outData, stderr: errText))
             }
         }
     }
