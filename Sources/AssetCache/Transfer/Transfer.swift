@@ -370,48 +370,6 @@ final class Transfer: TransferQueueItem {
         seconds > 0 ? max(1, Int((seconds * 1000).rounded(.up))) : 0
     }
 
-    /// `Resume` describes a file that is really there, and resuming it leaves
-    /// room under the cap.
-    private static func canResume(_ resume: TransferRequest.Resume, at path: String, maxAssetSize: Int64) -> Bool {
-        guard resume.offset > 0, resume.offset < maxAssetSize, !resume.validator.isEmpty else { return false }
-        var status = stat()
-        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return false }
-        return Int64(status.st_size) >= resume.offset
-    }
-
-    /// What `If-Range` may carry (RFC 9110 §13.1.5): a strong entity tag, else a
-    /// Last-Modified date that is strong, i.e. at least a second before the
-    /// response's Date (assumed so when there is no Date).
-    static func strongValidator(of headers: ResponseHeaders) -> String? {
-        if let etag = headers.etag, etag.hasPrefix("\"") {
-            return etag
-        }
-        guard let lastModified = headers.lastModified, !lastModified.isEmpty else { return nil }
-        if let date = headers.date {
-            let modified = curl_getdate(lastModified, nil)
-            let sent = curl_getdate(date, nil)
-            if modified < 0 || (sent >= 0 && sent - modified < 1) { return nil }
-        }
-        return lastModified
-    }
-
-    /// `bytes START-END/TOTAL` (TOTAL may be `*`): START and TOTAL.
-    static func parseContentRange(_ value: String?) -> (start: Int64, total: Int64?)? {
-        guard let value else { return nil }
-        let text = ResponseHead.trimmed(value)
-        guard text.lowercased().hasPrefix("bytes ") else { return nil }
-        let spec = text.dropFirst("bytes ".count).drop { $0 == " " }
-        let halves = spec.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
-        guard halves.count == 2 else { return nil }
-        let ends = halves[0].split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
-        guard ends.count == 2, let start = Int64(ends[0]), let end = Int64(ends[1]), start >= 0, end >= start else {
-            return nil
-        }
-        if halves[1] == "*" { return (start, nil) }
-        guard let total = Int64(halves[1]), total > end else { return nil }
-        return (start, total)
-    }
-
     static func hostKey(of url: String) -> String {
         guard let separator = url.firstRange(of: "://") else { return url.lowercased() }
         let scheme = url[..<separator.lowerBound]
