@@ -18,16 +18,13 @@ final class BufferedFileReader {
     let fileSize: Int64
 
     init(path: String, bufferSize: Int = 16 * 1024) throws(StructureError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .unreadable("cannot open '\(path)': \(String(cString: strerror(errno)))") }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            let reason = String(cString: strerror(errno))
-            close(fd)
-            throw .unreadable("cannot stat '\(path)': \(reason)")
+        switch ReadOnlyFile.open(path) {
+        case .success(let file):
+            descriptor = file.descriptor
+            fileSize = file.size
+        case .failure(let error):
+            throw .unreadable(error.message)
         }
-        descriptor = fd
-        fileSize = Int64(info.st_size)
         buffer = [UInt8](repeating: 0, count: bufferSize)
     }
 

@@ -63,16 +63,13 @@ final class ZipCentralDirectory {
     let fileSize: UInt64
 
     init(path: String) throws(Failure) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .unreadable("cannot open '\(path)': \(String(cString: strerror(errno)))") }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            let reason = String(cString: strerror(errno))
-            close(fd)
-            throw .unreadable("cannot stat '\(path)': \(reason)")
+        switch ReadOnlyFile.open(path) {
+        case .success(let file):
+            descriptor = file.descriptor
+            fileSize = UInt64(max(0, file.size))
+        case .failure(let error):
+            throw .unreadable(error.message)
         }
-        descriptor = fd
-        fileSize = UInt64(max(0, info.st_size))
     }
 
     deinit { _ = closeDescriptor(descriptor) }
