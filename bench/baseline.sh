@@ -4,7 +4,7 @@
 # each ZIP with unzip. The same work as a cold `prefetch run`, minus what the shell
 # does not do (hashing, a content-addressed store, fsync, full PNG row decoding).
 #
-#   baseline.sh curl|aria2 LISTS_DIR OUT_DIR
+#   baseline.sh curl|aria2 LISTS_DIR OUT_DIR [--download-only]
 #
 # LISTS_DIR holds curl.cfg (url/output pairs), aria2.txt (aria2c input file),
 # pngs.txt and zips.txt (paths relative to OUT_DIR), written by bench/run.py.
@@ -13,6 +13,7 @@ set -euo pipefail
 tool=${1:?usage: baseline.sh curl|aria2 LISTS_DIR OUT_DIR}
 lists=$(cd "${2:?}" && pwd)
 out=${3:?}
+download_only=${4:-}
 mkdir -p "$out"
 cd "$out"
 
@@ -29,6 +30,8 @@ aria2)
     exit 2
     ;;
 esac
+
+[ "$download_only" = --download-only ] && exit 0
 
 # One pngcheck process per batch of files (xargs), not per file: the fast way.
 xargs -a "$lists/pngs.txt" pngcheck -q

@@ -22,6 +22,8 @@ F  ready_ms of the session-start message, whose asset is the last of the 500,
    against ready_ms of a cold run of that message alone
 G  peak RSS (wait4 ru_maxrss) of A, and of a run whose only asset is a 1 GiB ZIP
    of stored data
+H  fsync, fdatasync and syncfs calls of a cold run (strace -f -c), and D without
+   its checks (curl download only)
 """
 
 import argparse
@@ -301,6 +303,49 @@ class Bench:
         shutil.rmtree(cache, ignore_errors=True)
 
 
+# --- H: flushes of a cold run, and the download alone (issue 10) ----------------
+
+FLUSH_CALLS = "fsync,fdatasync,syncfs"
+
+
+def count_flushes(bench, manifests):
+    """The fsync, fdatasync and syncfs calls of one cold run, from `strace -f -c`.
+    --seccomp-bpf stops the child only at those calls, so strace barely slows the
+    run (without it every syscall stops it) and the run batches as it would alone."""
+    cache = os.path.join(bench.work, "caches", "flushes")
+    shutil.rmtree(cache, ignore_errors=True)
+    summary = os.path.join(bench.work, "strace-flushes.txt")
+    r = measure(["strace", "--seccomp-bpf", "-f", "-c", "-e", f"trace={FLUSH_CALLS}", "-o", summary,
+                 bench.bin, "run", manifests["session"], "--cache-dir", cache, "--quiet"])
+    if r.status != 0:
+        raise SystemExit(f"bench: the cold run under strace exited {r.status}")
+    calls = {}
+    with open(summary) as f:
+        for line in f:
+            fields = line.split()
+            if len(fields) >= 5 and fields[-1] in FLUSH_CALLS.split(",") and fields[3].isdigit():
+                calls[fields[-1]] = int(fields[3])
+    bench.add("H", sum(calls.values()))
+    bench.notes["H"] = ", ".join(f"{n} {name}" for name, n in sorted(calls.items())) or "none"
+    shutil.rmtree(cache, ignore_errors=True)
+
+
+def download_only(bench, lists):
+    """D's curl download without pngcheck and unzip: the floor a cold run is held to."""
+    out = os.path.join(bench.work, "baseline")
+    shutil.rmtree(out, ignore_errors=True)
+    r = measure(["bash", os.path.join(BENCH, "baseline.sh"), "curl", lists, out, "--download-only"])
+    if r.status != 0:
+        raise SystemExit(f"bench: the curl download exited {r.status}")
+    bench.add("D0", r.seconds)
+
+
+def flush_rows(s, bench, row):
+    row("D0 curl --parallel-max 8, download only", f"{s['D0'] * 1000:.0f} ms")
+    row("H  flush calls of a cold run (strace -f -c)", f"{s['H']:.0f}", "<= 64", s["H"] <= 64, bench.notes.get("H", ""))
+    row("A/D0", f"{s['A'] / s['D0']:.2f}", "<= 2.0", s["A"] / s["D0"] <= 2.0)
+
+
 def median(values):
     return statistics.median(values) if values else float("nan")
 
@@ -374,6 +419,7 @@ def table(bench, rounds):
     row("C 10,000 / C 1,000", f"{s['C10000'] / s['C1000']:.1f}", "<= 10 (linear)", s["C10000"] / s["C1000"] <= 10,
         f"fixed part (start, cache open) ~{ms(s['C1000'] - per_thousand)}, then {ms(per_thousand)} per 1,000 messages")
     row("F / F alone", f"{s['F'] / s['F_alone']:.2f}", "<= 2", s["F"] / s["F_alone"] <= 2)
+    flush_rows(s, bench, row)
 
     widths = [max(len(r[i]) for r in rows + [("measurement", "median", "target", "", "")]) for i in range(4)]
     header = ("measurement", "median", "target", "")
@@ -431,6 +477,8 @@ def main():
             ("A' B'", lambda: bench.run_cold_warm(manifests, no_cache=True)),
             ("E aria2", lambda: bench.run_baseline("aria2", lists)),
             ("F alone", lambda: bench.run_single(manifests)),
+            ("D0 download", lambda: download_only(bench, lists)),
+            ("H flushes", lambda: count_flushes(bench, manifests)),
         ]
         if not args.no_big:
             jobs.append(("G 1 GiB", lambda: bench.run_big(manifests)))

@@ -14,7 +14,7 @@ extension CacheStore {
                 try FileSystem.fsync(path: FileSystem.parent(of: destination), directory: true)
                 return destination
             }
-            try FileSystem.fsync(path: temporary)
+            if !SkippedFlush.assetData { try FileSystem.fsync(path: temporary) }
             try FileSystem.chmod(temporary, 0o444)
             try moveIntoShard(temporary, destination)
         } catch {
