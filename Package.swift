@@ -25,10 +25,12 @@ let package = Package(
         .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
         // Owns libpng's setjmp/longjmp error handling, which Swift cannot express.
         .target(name: "CPNG", linkerSettings: [.linkedLibrary("png16")]),
+        // syncfs(2) and statfs(2), which Swift's Glibc module does not show.
+        .target(name: "CFileSync"),
         .target(
             name: "AssetCache",
             dependencies: [
-                "CCurl", "CZip", "CPNG",
+                "CCurl", "CZip", "CPNG", "CFileSync",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -2,9 +2,8 @@ import Glibc
 
 /// Validation and commit of one downloaded body: integrity, image or archive checks,
 /// then the object (and its unpacked tree) into the store and, last, the ref.
-/// Validation is CPU work for the validation pool; the commit waits on fsync and
-/// runs on the commit pool, whose many threads let the filesystem's journal share
-/// one commit among several waiting files.
+/// Validation is CPU work for the validation pool; the commit is the group
+/// commit's (``GroupCommit``).
 struct AssetCommit {
     let store: CacheStore
     let options: PrefetchOptions
@@ -57,41 +56,23 @@ struct AssetCommit {
         return .success(Validated(item: item, download: download, tree: tree, result: result))
     }
 
-    /// The local path (object, or tree for a ZIP) on success.
-    func commit(_ validated: Validated) -> Result<String, AssetFailure> {
+    /// The entry for the group commit; no ref for a `no-store` response, whose
+    /// bytes serve this session only: the next `gc` sweeps them and the next run
+    /// fetches again.
+    func pending(_ validated: Validated) -> PendingCommit {
         let item = validated.item
         let result = validated.result
-        let download = validated.download
-        var tree = validated.tree
-        defer {
-            unlink(download)
-            if let tree { FileSystem.remove(tree) }
-        }
-        do {
-            let object = try store.commitObject(from: download, sha256: result.sha256)
-            var path = object
-            if item.kind == .archive {
-                if let unpacked = tree {
-                    path = try store.commitTree(from: unpacked, sha256: result.sha256)
-                    tree = nil
-                } else {
-                    path = store.treePath(result.sha256)
-                }
-            }
-            let freshness = Freshness(headers: result.headers, receivedAt: now)
-            // `no-store`: the bytes serve this session only; no ref names them, so
-            // the next `gc` sweeps them and the next run fetches again.
-            if freshness.mayStore {
-                let ref = AssetRef(
-                    url: item.url.string, object: result.sha256, etag: result.headers.etag,
-                    lastModified: result.headers.lastModified, fetchedAt: now, maxAge: freshness.lifetime,
-                    bytes: result.bytes, kind: item.kind)
-                try store.writeRef(ref, for: item.url)
-            }
-            return .success(path)
-        } catch {
-            return .failure(AssetFailure(.storage, error.description))
-        }
+        let freshness = Freshness(headers: result.headers, receivedAt: now)
+        let ref = freshness.mayStore ? AssetRef(
+            url: item.url.string, object: result.sha256, etag: result.headers.etag,
+            lastModified: result.headers.lastModified, fetchedAt: now, maxAge: freshness.lifetime,
+            bytes: result.bytes, kind: item.kind) : nil
+        return PendingCommit(url: item.url, download: validated.download, sha256: result.sha256, tree: validated.tree, ref: ref)
+    }
+
+    /// Where a committed asset is: its object, or for a ZIP its tree.
+    func localPath(_ validated: Validated) -> String {
+        validated.item.kind == .archive ? store.treePath(validated.result.sha256) : store.objectPath(validated.result.sha256)
     }
 }
 

@@ -9,8 +9,8 @@ struct AssetPipeline: Sendable {
     let engine: TransferEngine?
     /// CPU: decoding and unpacking.
     let validation: BlockingPool
-    /// Disk: renames and fsyncs.
-    let commits: BlockingPool
+    /// Disk: renames and flushes, in batches.
+    let commits: GroupCommit
     let committer: AssetCommit
     let started: ContinuousClock.Instant
     let now: Double
@@ -52,9 +52,7 @@ struct AssetPipeline: Sendable {
                 store.touchRef(for: item.url)
                 return record(item, .revalidated, cached, attempts: result.attempts)
             }
-            let written = await commits.run { [store] in
-                Result { () throws(StoreError) in try store.replaceRef(ref, for: item.url) }
-            }
+            let written = await commits.commit(PendingCommit(url: item.url, sha256: ref.object, ref: ref))
             if case .failure(let error) = written {
                 return .failed(item, AssetFailure(.storage, error.description), attempts: result.attempts, finishedMs: elapsedMs())
             }
@@ -71,7 +69,10 @@ struct AssetPipeline: Sendable {
         let validated = await validation.run { [committer] in committer.validate(item, download: download, result: result) }
         let committed: Result<String, AssetFailure>
         switch validated {
-        case .success(let valid): committed = await commits.run { [committer] in committer.commit(valid) }
+        case .success(let valid):
+            let entry = committer.pending(valid)
+            let result = item.isUrgent ? await commits.commitNow(entry) : await commits.commit(entry)
+            committed = result.map { committer.localPath(valid) }.mapError { AssetFailure(.storage, $0.description) }
         case .failure(let failure): committed = .failure(failure)
         }
         switch committed {

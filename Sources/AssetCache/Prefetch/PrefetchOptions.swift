@@ -7,9 +7,19 @@ public struct PrefetchOptions: Sendable {
     public var archive = ArchiveLimits()
     /// Validation runs beside downloads, in at most this many threads.
     public var validationWorkers = 2
-    /// Commits (renames and fsyncs) wait on the disk, not the CPU: this many at
-    /// once let the filesystem's journal share each commit among them.
-    public var commitWorkers = 16
+    /// Threads for commits, which wait on the disk: one batch at a time, and
+    /// session-start and push-click assets committed beside it.
+    public var commitWorkers = 4
+    /// How long a validated asset may wait for others to share its batch's
+    /// flushes (a group commit); a batch also closes as soon as every asset still
+    /// under way is waiting in it. A second keeps a cold run to a few dozen
+    /// flushes however slow the machine, and session-start and push-click assets
+    /// never wait for a batch.
+    public var commitWindow: Duration = .seconds(1)
+    /// How batches are flushed; nil chooses by filesystem (syncfs, or per file on FUSE).
+    package var flushMethod: FlushMethod?
+    /// Sees every durability step of the run's commits, in order (tests).
+    package var durabilityObserver: DurabilityObserver?
     /// How long the other assets wait for the session-start and push-click ones
     /// before starting anyway; zero starts everything at once.
     public var urgentHeadStart: Duration = .seconds(1)

@@ -48,11 +48,14 @@ public final class Prefetcher: Sendable {
         if let stoppedEarly { engine?.cancelAll(reason: stoppedEarly) }
         let committer = AssetCommit(store: store, options: options, integrity: manifest.integrity, now: now)
         let validation = BlockingPool(width: options.validationWorkers, name: "AssetCache.validation")
-        let commits = BlockingPool(width: options.commitWorkers, name: "AssetCache.commit")
+        let commitPool = BlockingPool(width: options.commitWorkers, name: "AssetCache.commit")
         defer {
             validation.shutdown()
-            commits.shutdown()
+            commitPool.shutdown()
         }
+        let commits = try GroupCommit(
+            store: store, pool: commitPool, window: options.commitWindow, assets: plan.fetch.count,
+            method: options.flushMethod, observer: options.durabilityObserver)
         let observer = TransferObserver(logger: logger)
         let pipeline = AssetPipeline(
             store: store, engine: engine, validation: validation, commits: commits,
@@ -74,13 +77,14 @@ public final class Prefetcher: Sendable {
         await withTaskGroup(of: AssetRecord.self) { group in
             for item in plan.fetch {
                 group.addTask {
-                    if let engineFailure { return .failed(item, engineFailure, attempts: 0, finishedMs: pipeline.elapsedMs()) }
-                    guard item.isUrgent else {
-                        await headStart.wait()
-                        return await pipeline.process(item)
+                    if let engineFailure {
+                        await commits.leave()
+                        return .failed(item, engineFailure, attempts: 0, finishedMs: pipeline.elapsedMs())
                     }
+                    if !item.isUrgent { await headStart.wait() }
                     let record = await pipeline.process(item)
-                    headStart.urgentFinished()
+                    await commits.leave()
+                    if item.isUrgent { headStart.urgentFinished() }
                     return record
                 }
             }
@@ -92,9 +96,7 @@ public final class Prefetcher: Sendable {
         }
         ticker?.cancel()
         timer.cancel()
-        if records.values.contains(where: { $0.outcome == .revalidated }) {
-            try store.syncRefs()
-        }
+        try await commits.close()
         var report = PrefetchReport(
             manifest: manifest, plan: plan, records: records, now: now, cacheDirectory: store.root,
             durationMs: pipeline.elapsedMs())

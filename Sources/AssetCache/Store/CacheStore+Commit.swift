@@ -14,7 +14,7 @@ extension CacheStore {
                 try FileSystem.fsync(path: FileSystem.parent(of: destination), directory: true)
                 return destination
             }
-            if !SkippedFlush.assetData { try FileSystem.fsync(path: temporary) }
+            try FileSystem.fsync(path: temporary)
             try FileSystem.chmod(temporary, 0o444)
             try moveIntoShard(temporary, destination)
         } catch {
@@ -55,30 +55,7 @@ extension CacheStore {
         }
     }
 
-    /// A ref that replaces one naming the same, already durable object (after a
-    /// 304): written and synced, then renamed over the old one; the `refs/`
-    /// directory is synced once for all of them by ``syncRefs()`` before the run
-    /// ends. Until then a crash can only leave the old ref, which is still right.
-    func replaceRef(_ ref: AssetRef, for url: AssetURL) throws(StoreError) {
-        let bytes = try encode(ref, for: url)
-        do throws(FileSystem.Failure) {
-            let temporary = try FileSystem.writeTemporary(bytes, in: tmpDirectory)
-            try FileSystem.rename(temporary, to: refPath(for: url))
-        } catch {
-            throw .io(error.description)
-        }
-    }
-
-    /// Makes the renames of ``replaceRef(_:for:)`` durable.
-    func syncRefs() throws(StoreError) {
-        do throws(FileSystem.Failure) {
-            try FileSystem.fsync(path: refsDirectory, directory: true)
-        } catch {
-            throw .io(error.description)
-        }
-    }
-
-    private func encode(_ ref: AssetRef, for url: AssetURL) throws(StoreError) -> [UInt8] {
+    func encode(_ ref: AssetRef, for url: AssetURL) throws(StoreError) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         do {
@@ -94,12 +71,9 @@ extension CacheStore {
     }
 
     /// The rename is the commit; syncing the shard makes it survive power loss.
-    /// Every object, tree file and directory is synced on its own: the simplest
-    /// order that is obviously right. The benchmark (bench/) showed these syncs
-    /// dominating a cold run while they ran on the two validation threads; they now
-    /// run many at once on the commit pool, which was enough. Batching them with
-    /// syncfs(2) was tried and dropped: it writes every dirty page of the
-    /// filesystem, so each asset waited for all the downloads still arriving.
+    /// Here every object, tree file and directory is synced on its own, which is
+    /// right for the one manifest a run fetches; a run's assets are committed in
+    /// batches instead (``CommitBatch``).
     private func moveIntoShard(_ temporary: String, _ destination: String) throws(FileSystem.Failure) {
         let shard = FileSystem.parent(of: destination)
         try FileSystem.makeDirectory(shard)

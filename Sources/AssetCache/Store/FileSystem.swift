@@ -80,8 +80,8 @@ enum FileSystem {
         try fsync(path: parent(of: path), directory: true)
     }
 
-    /// A new file in `tempDirectory` holding `bytes`, synced.
-    static func writeTemporary(_ bytes: [UInt8], in tempDirectory: String) throws(Failure) -> String {
+    /// A new file in `tempDirectory` holding `bytes`, synced unless a batch flushes it later.
+    static func writeTemporary(_ bytes: [UInt8], in tempDirectory: String, sync: Bool = true) throws(Failure) -> String {
         let temp = "\(tempDirectory)/.\(UInt64.random(in: 0...UInt64.max)).tmp"
         let fd = open(temp, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw Failure(operation: "create", path: temp, code: errno) }
@@ -96,7 +96,7 @@ enum FileSystem {
             }
             written += n
         }
-        if Glibc.fsync(fd) != 0 {
+        if sync && Glibc.fsync(fd) != 0 {
             let code = errno
             close(fd); unlink(temp)
             throw Failure(operation: "fsync", path: temp, code: code)

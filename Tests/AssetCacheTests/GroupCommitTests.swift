@@ -1,0 +1,145 @@
+@testable import AssetCache
+import FixtureServer
+import Foundation
+import Testing
+
+/// The group commit: assets made durable in batches, in the order a power cut
+/// needs (checked step by step with ``DurabilityOrder``, since LazyFS cannot see
+/// a missing directory fsync), every ref flushed before the run reports, and
+/// session-start assets never waiting for a batch.
+@Suite struct GroupCommitTests {
+    static let assets = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("fixtures/assets").path
+
+    /// PNGs (two URLs with the same bytes among them), ZIPs (two with the same
+    /// bytes), a `no-store` image and one session-start image; `query` goes on
+    /// every URL but the `no-store` one.
+    func manifest(_ server: FixtureServer, query: String? = nil) throws -> Manifest {
+        func url(_ path: String) -> String {
+            guard let query else { return server.url(path) }
+            return server.url(path + (path.contains("?") ? "&" : "?") + query)
+        }
+        let images = ["rgb.png", "rgba.png", "gray.png", "palette.png", "rgb16.png", "gray-alpha.png", "interlaced.png", "rgb-copy.png"]
+        var triggers = images.enumerated().map { index, name in
+            message("image-\(index)", #""type": "MODAL", "image_url": "\#(url("img/\(name)"))""#)
+        }
+        triggers += ["bundle.zip", "bundle-stored.zip", "bundle.zip?copy=1"].enumerated().map { index, name in
+            message("zip-\(index)", #""type": "HTML_FULL", "zipped_assets_url": "\#(url("html/\(name)"))""#)
+        }
+        triggers.append(message("no-store", #""type": "MODAL", "image_url": "\#(server.url("img/rgb.png?cache_control=no-store"))""#))
+        triggers.append(message("opener", #""type": "MODAL", "image_url": "\#(url("img/photo.jpg"))""#, urgent: true))
+        return try Manifest.decode(Data(#"{"triggers": [\#(triggers.joined(separator: ","))]}"#.utf8))
+    }
+
+    func message(_ id: String, _ data: String, urgent: Bool = false) -> String {
+        let trigger = urgent ? #"{"type": "open"}"# : #"{"type": "custom_event", "data": {"event_name": "e"}}"#
+        return #"{"id": "\#(id)", "type": "inapp", "trigger_condition": [\#(trigger)], "data": {\#(data)}}"#
+    }
+
+    func run(_ manifest: Manifest, cache: String, configure: (inout PrefetchOptions) -> Void = { _ in })
+        async throws -> (PrefetchReport, [DurabilityStep]) {
+        let steps = Collected<DurabilityStep>()
+        var options = PrefetchOptions()
+        options.durabilityObserver = { steps.append($0) }
+        configure(&options)
+        let report = try await Prefetcher(store: try CacheStore.openForWriting(at: cache), options: options).run(manifest)
+        return (report, steps.values)
+    }
+
+    @Test(arguments: [FlushMethod.filesystem, .perFile])
+    func aColdRunAndARevalidatingOneKeepTheOrderAPowerCutNeeds(method: FlushMethod) async throws {
+        let server = try await FixtureServer.start(root: Self.assets)
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("group-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: cache) }
+
+        let (cold, coldSteps) = try await run(try manifest(server, query: "cache_control=max-age=60"), cache: cache) {
+            $0.flushMethod = method
+        }
+        #expect(cold.totals.ready == 13, "\(cold.assets.compactMap(\.failure))")
+        #expect(DurabilityOrder(steps: coldSteps, root: cache).violations() == [])
+        #expect(coldSteps.contains { $0.destination?.hasPrefix("\(cache)/trees/") == true })
+
+        // An hour later every copy is stale: 304s, and the refs are rewritten (a
+        // new fetch time, a lifetime) through the same batches.
+        let (warm, warmSteps) = try await run(try manifest(server, query: "cache_control=max-age=60"), cache: cache) {
+            $0.flushMethod = method
+            $0.now = Date().timeIntervalSince1970 + 3600
+        }
+        try await server.stop()
+        #expect(warm.totals.ready == 13)
+        #expect(warm.assets.filter { $0.outcome == .revalidated }.count == 12)
+        #expect(warmSteps.contains { $0.destination?.hasPrefix("\(cache)/refs/") == true })
+        #expect(DurabilityOrder(steps: warmSteps, root: cache).violations() == [])
+        #expect(try CacheStore.openForWriting(at: cache).verify() == [])
+    }
+
+    @Test func withAWindowLongerThanTheRunEveryAssetSharesOneBatch() async throws {
+        let server = try await FixtureServer.start(root: Self.assets)
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("group-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: cache) }
+
+        let (report, steps) = try await run(try manifest(server), cache: cache) {
+            $0.flushMethod = .filesystem
+            $0.commitWindow = .seconds(3600)
+        }
+        try await server.stop()
+        #expect(report.totals.ready == 13)
+        // The batch closed when the last asset joined it, not after an hour: one
+        // flush for the data, one for the names, one for the refs at the end.
+        #expect(steps.filter { $0 == .syncedFilesystem }.count == 3)
+        #expect(DurabilityOrder(steps: steps, root: cache).violations() == [])
+    }
+
+    @Test func aSessionStartAssetIsCommittedAloneWithoutWaitingForTheBatch() async throws {
+        let server = try await FixtureServer.start(root: Self.assets)
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("group-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: cache) }
+
+        let (report, steps) = try await run(try manifest(server, query: "delay_ms=300"), cache: cache) {
+            $0.flushMethod = .filesystem
+            $0.commitWindow = .seconds(3600)
+            $0.urgentHeadStart = .zero
+        }
+        try await server.stop()
+        #expect(report.totals.ready == 13)
+        let opener = try #require(report.assets.first { $0.url.string.contains("photo.jpg") })
+        let refPath = try #require(try CacheStore.openForReading(at: cache)).refPath(for: opener.url)
+        let ref = try #require(steps.firstIndex { $0.destination == refPath })
+        let firstBatchFlush = try #require(steps.firstIndex(of: .syncedFilesystem))
+        // Published before the batch (which waits for every other asset) flushed
+        // anything, with flushes of its own files only.
+        #expect(ref < firstBatchFlush)
+        let object = "\(cache)/objects/\(opener.sha256!.prefix(2))/\(opener.sha256!)"
+        #expect(steps[..<ref].contains(.syncedDirectory(FileSystem.parent(of: object))))
+        #expect(DurabilityOrder(steps: steps, root: cache).violations() == [])
+    }
+
+    /// The check above must be able to fail: each rule broken once.
+    @Test func theOrderCheckCatchesEachMissingFlush() {
+        let root = "/c"
+        let object = "/c/objects/ab/abc"
+        let named: (String) -> [String] = { _ in [object] }
+        let good: [DurabilityStep] = [
+            .syncedFile("/c/tmp/download"), .syncedFile("/c/tmp/ref"),
+            .renamed(from: "/c/tmp/download", to: object),
+            .syncedDirectory("/c/objects/ab"), .syncedDirectory("/c/objects"),
+            .renamed(from: "/c/tmp/ref", to: "/c/refs/r.json"),
+            .syncedDirectory("/c/refs"),
+        ]
+        func check(_ steps: [DurabilityStep]) -> [String] {
+            DurabilityOrder(steps: steps, root: root, named: named, treeFiles: { _ in [] }).violations()
+        }
+        #expect(check(good) == [])
+        #expect(check(good.filter { $0 != .syncedFile("/c/tmp/download") }) == ["object /c/objects/ab/abc renamed before its data was flushed"])
+        #expect(check(good.filter { $0 != .syncedDirectory("/c/objects/ab") })
+            == ["ref /c/refs/r.json published before the name /c/objects/ab/abc was flushed (no fsync of /c/objects/ab)"])
+        #expect(check(good.filter { $0 != .syncedDirectory("/c/objects") })
+            == ["ref /c/refs/r.json published before the shard /c/objects/ab was flushed in /c/objects"])
+        #expect(check(good.filter { $0 != .syncedFile("/c/tmp/ref") }) == ["ref /c/refs/r.json published before its bytes were flushed"])
+        #expect(check(good.dropLast()) == ["the run ended with published refs not flushed"])
+        // A syncfs after the rename is too late for the ref it is not before.
+        #expect(check([.syncedFilesystem, .renamed(from: "/c/tmp/download", to: object), .renamed(from: "/c/tmp/ref", to: "/c/refs/r.json"), .syncedFilesystem])
+            .contains("ref /c/refs/r.json published before the name /c/objects/ab/abc was flushed (no fsync of /c/objects/ab)"))
+    }
+}
