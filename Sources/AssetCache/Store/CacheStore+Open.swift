@@ -75,7 +75,7 @@ extension CacheStore {
             do throws(FileSystem.Failure) {
                 opened = try directory.openDirectory(name)
             } catch where error.code == ELOOP || error.code == ENOTDIR {
-                throw .insecure(path: root, reason: "\(path) is not a directory but a \(error.code == ELOOP ? "symbolic link" : "file"), "
+                throw .insecure(path: root, reason: "\(path) is not a directory but a \(directory.kind(of: name)), "
                     + "which the cache never follows; a writer (prefetch gc) removes it")
             } catch where error.code == ENOENT {
                 throw .refused(path: root, reason: "\(path) is missing; a writer (prefetch gc) makes it again")

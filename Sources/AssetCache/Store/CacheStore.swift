@@ -88,7 +88,7 @@ public final class CacheStore: Sendable {
         do {
             directory = try parent.makeDirectory(name)
         } catch where error.code == ELOOP || error.code == ENOTDIR {
-            logger.warning("removed \(parent.path(of: name)): a \(error.code == ELOOP ? "symbolic link" : "file") where the cache keeps a directory; it was not followed")
+            logger.warning("removed \(parent.path(of: name)): a \(parent.kind(of: name)) where the cache keeps a directory; it was not followed")
             parent.unlink(name)
             directory = try parent.makeDirectory(name)
         }

@@ -37,7 +37,8 @@ package final class Directory: Sendable {
     /// The path of an entry, for messages.
     package func path(of name: String) -> String { path.isEmpty ? name : "\(path)/\(name)" }
 
-    /// An existing subdirectory. A link in its place fails with `ELOOP`, a file with `ENOTDIR`.
+    /// An existing subdirectory. A link or a file in its place fails (`ENOTDIR`,
+    /// or `ELOOP`): it is never followed.
     package func openDirectory(_ name: String) throws(FileSystem.Failure) -> Directory {
         let fd = openat(descriptor, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { throw FileSystem.Failure(operation: "open", path: path(of: name), code: errno) }
@@ -82,6 +83,17 @@ package final class Directory: Sendable {
     package func status(_ name: String) -> stat? {
         var info = stat()
         return fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 ? info : nil
+    }
+
+    /// What an entry is, in words, for messages.
+    package func kind(of name: String) -> String {
+        switch status(name).map({ $0.st_mode & S_IFMT }) {
+        case nil: "missing entry"
+        case S_IFLNK?: "symbolic link"
+        case S_IFDIR?: "directory"
+        case S_IFREG?: "file"
+        default: "special file"
+        }
     }
 
     package func isFile(_ name: String) -> Bool { status(name).map { $0.st_mode & S_IFMT == S_IFREG } ?? false }
