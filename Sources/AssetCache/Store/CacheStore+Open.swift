@@ -40,12 +40,12 @@ extension CacheStore {
         }
         let store: CacheStore
         do throws(FileSystem.Failure) {
-            func make(_ name: String) throws(FileSystem.Failure) -> Directory {
-                try ensureDirectory(name, in: directory, logger: logger)
+            func make(_ name: String, private: Bool = false) throws(FileSystem.Failure) -> Directory {
+                try ensureDirectory(name, in: directory, private: `private`, logger: logger)
             }
             store = CacheStore(
-                directory: directory, objects: try make("objects"), trees: try make("trees"), refs: try make("refs"),
-                tmp: try make("tmp"), lockDescriptor: fd, logger: logger)
+                directory: directory, objects: try make("objects"), trees: try make("trees"),
+                refs: try make("refs", private: true), tmp: try make("tmp", private: true), lockDescriptor: fd, logger: logger)
         } catch {
             close(fd)
             if error.code == EPERM, let reason = error.reason { throw .insecure(path: root, reason: reason) }

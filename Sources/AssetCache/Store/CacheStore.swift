@@ -9,8 +9,8 @@ import Logging
 ///     lock                        flock(2) target for writers
 ///     objects/ab/<sha256>         immutable blobs, mode 0444
 ///     trees/ab/<sha256>/…         unpacked ZIPs, keyed by the ZIP's sha256
-///     refs/<sha256(url)>.json     url → object, validators (mode 0640: URLs may hold credentials)
-///     tmp/                        in-flight downloads and half-unpacked trees
+///     refs/<sha256(url)>.json     url → object, validators (0640 in a 0750 folder: URLs may hold credentials)
+///     tmp/                        in-flight downloads and half-unpacked trees (0750, as refs/)
 ///
 /// Everything is written in `tmp/`, synced, then renamed into place, and an object
 /// or tree is durable before the ref that names it, so readers never see a partial
@@ -80,20 +80,28 @@ public final class CacheStore: Sendable {
         try Self.ensureDirectory(String(sha256.prefix(2)), in: parent, logger: logger)
     }
 
-    /// A directory the cache keeps, made if absent. A link or a file in its place
-    /// is removed as itself (never followed) and logged; a directory others could
-    /// write into fails with the fix.
-    static func ensureDirectory(_ name: String, in parent: Directory, logger: Logger) throws(FileSystem.Failure) -> Directory {
+    /// A directory the cache keeps, made if absent (0755, or 0750 when `private`:
+    /// `refs/` and `tmp/` hold URLs, which may carry credentials). A link or a
+    /// file in its place is removed as itself (never followed) and logged; a
+    /// directory others could write into fails with the fix; a private one that
+    /// others could read, made before it was private, is closed to them.
+    static func ensureDirectory(
+        _ name: String, in parent: Directory, private: Bool = false, logger: Logger
+    ) throws(FileSystem.Failure) -> Directory {
+        let mode: mode_t = `private` ? 0o750 : 0o755
         let directory: Directory
         do {
-            directory = try parent.makeDirectory(name)
+            directory = try parent.makeDirectory(name, mode: mode)
         } catch where error.code == ELOOP || error.code == ENOTDIR {
             logger.warning("removed \(parent.path(of: name)): a \(parent.kind(of: name)) where the cache keeps a directory; it was not followed")
             parent.unlink(name)
-            directory = try parent.makeDirectory(name)
+            directory = try parent.makeDirectory(name, mode: mode)
         }
         if let problem = DirectoryTrust.problem(with: directory, writer: true) {
             throw FileSystem.Failure(operation: "use", path: directory.path, code: EPERM, reason: problem)
+        }
+        if `private`, let info = directory.status(), info.st_mode & 0o007 != 0 {
+            try directory.setMode(info.st_mode & 0o7770)
         }
         return directory
     }

@@ -126,15 +126,15 @@ package final class Directory: Sendable {
 
     /// The names in this directory, but `.` and `..`.
     package func entries() -> [String] {
-        // fdopendir takes the descriptor over: give it a copy, read from the start.
-        let copy = dup(descriptor)
+        // fdopendir takes the descriptor over and reads from its offset: give it
+        // one of its own (a dup would share the offset with other readers).
+        let copy = openat(descriptor, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard copy >= 0 else { return [] }
         guard let stream = fdopendir(copy) else {
             close(copy)
             return []
         }
         defer { closedir(stream) }
-        rewinddir(stream)
         var names: [String] = []
         while let entry = readdir(stream) {
             // Read in place: a dirent is only as long as its name (d_reclen), so

@@ -17,7 +17,7 @@ extension CacheStore {
     /// Keeps what an interrupted transfer wrote; a failure to keep it only costs a refetch.
     func savePartial(_ download: FileLocation, for url: AssetURL, resume: TransferRequest.Resume) {
         let name = partialName(for: url)
-        guard let partials = try? Self.ensureDirectory("partial", in: tmp, logger: logger),
+        guard let partials = try? Self.ensureDirectory("partial", in: tmp, private: true, logger: logger),
               let sidecar = try? JSONEncoder().encode(PartialValidator(url: url.string, validator: resume.validator)),
               (try? download.directory.rename(download.name, to: partials, as: name)) != nil else {
             download.directory.unlink(download.name)
