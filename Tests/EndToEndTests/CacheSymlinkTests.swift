@@ -117,8 +117,18 @@ import Glibc
         // The next run refetches what the links displaced and leaves the victim alone.
         let run = try await setup.prefetch(["run", setup.manifest, "--json"])
         #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("removed \(setup.cache)/objects/\(shard): a symbolic link"), "\(run.stderr)")
         #expect(!setup.isLink("objects/\(shard)"))
         #expect(try await setup.prefetch(["verify"]).status == 0)
+        #expect(Self.victimState(setup.victim) == before)
+
+        // A ref that is a link is not read through; the run replaces it as itself.
+        let ref = try #require(try FileManager.default.contentsOfDirectory(atPath: "\(setup.cache)/refs").first)
+        try setup.plant("refs/\(ref)", "\(setup.victim)/keep.txt")
+        let again = try await setup.prefetch(["run", setup.manifest, "--json"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stderr.contains("ignored \(setup.cache)/refs/\(ref): a symbolic link"), "\(again.stderr)")
+        #expect(!setup.isLink("refs/\(ref)"))
         #expect(Self.victimState(setup.victim) == before)
         try await setup.server.stop()
     }

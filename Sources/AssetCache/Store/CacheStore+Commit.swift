@@ -7,6 +7,7 @@ extension CacheStore {
     package func commitObject(from temporary: FileLocation, sha256: String) throws(StoreError) -> String {
         do throws(FileSystem.Failure) {
             let shard = try makeShard(of: sha256, in: objects)
+            noteLink(sha256, in: shard, where: "an object")
             if shard.isFile(sha256) {
                 temporary.directory.unlink(temporary.name)
                 // Another commit may have renamed it a moment ago and not synced
@@ -104,7 +105,10 @@ extension CacheStore {
 
     /// A ref read without following a link; nil when absent or unreadable.
     func readRef(named name: String) -> AssetRef? {
-        guard let bytes = refs.contents(of: name) else { return nil }
+        guard let bytes = refs.contents(of: name) else {
+            noteLink(name, in: refs, where: "a ref")
+            return nil
+        }
         return try? JSONDecoder().decode(AssetRef.self, from: Data(bytes))
     }
 

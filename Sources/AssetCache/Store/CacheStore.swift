@@ -71,8 +71,24 @@ public final class CacheStore: Sendable {
     /// The shard (`objects/ab`, `trees/ab`) holding `sha256`, if it is there, is a
     /// directory (a link is not) and passes ``DirectoryTrust``.
     func shard(of sha256: String, in parent: Directory) -> Directory? {
-        guard let shard = try? parent.openDirectory(String(sha256.prefix(2))) else { return nil }
-        return DirectoryTrust.problem(with: shard, writer: lockDescriptor != nil) == nil ? shard : nil
+        let name = String(sha256.prefix(2))
+        guard let shard = try? parent.openDirectory(name) else {
+            noteLink(name, in: parent, where: "a directory")
+            return nil
+        }
+        if let problem = DirectoryTrust.problem(with: shard, writer: lockDescriptor != nil) {
+            logger.warning("ignored \(shard.path): \(problem)")
+            return nil
+        }
+        return shard
+    }
+
+    /// Tells of a link met where the cache keeps `what`: it is never followed,
+    /// and a writer replaces it as itself.
+    func noteLink(_ name: String, in directory: Directory, where what: String) {
+        if let info = directory.status(name), info.st_mode & S_IFMT == S_IFLNK {
+            logger.warning("ignored \(directory.path(of: name)): a symbolic link where the cache keeps \(what); it was not followed")
+        }
     }
 
     /// The same, made when absent; for writers.

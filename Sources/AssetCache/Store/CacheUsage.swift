@@ -52,8 +52,15 @@ extension CacheStore {
         (try? shard(of: sha256, in: trees)?.openDirectory(sha256))?.treeSize() ?? 0
     }
 
-    func hasObject(_ sha256: String) -> Bool { shard(of: sha256, in: objects)?.isFile(sha256) ?? false }
-    func hasTree(_ sha256: String) -> Bool { shard(of: sha256, in: trees)?.isDirectory(sha256) ?? false }
+    func hasObject(_ sha256: String) -> Bool { has(sha256, in: objects, where: "an object") { $0.isFile(sha256) } }
+    func hasTree(_ sha256: String) -> Bool { has(sha256, in: trees, where: "a tree") { $0.isDirectory(sha256) } }
+
+    private func has(_ sha256: String, in parent: Directory, where what: String, _ present: (Directory) -> Bool) -> Bool {
+        guard let shard = shard(of: sha256, in: parent) else { return false }
+        if present(shard) { return true }
+        noteLink(sha256, in: shard, where: what)
+        return false
+    }
 
     private func shardedNames(_ directory: Directory) -> [String] {
         directory.entries().flatMap { shard in
