@@ -16,8 +16,8 @@ import Logging
 /// or tree is durable before the ref that names it, so readers never see a partial
 /// file and a crash leaves either nothing or a complete entry.
 ///
-/// The root and its four directories are opened once, checked (``DirectoryTrust``)
-/// and then used only through their descriptors (``Directory``): nothing below the
+/// The root and its four directories are opened once, checked (`DirectoryTrust`)
+/// and then used only through their descriptors (`Directory`): nothing below the
 /// root is named by a path again, and no link inside the cache is followed.
 public final class CacheStore: Sendable {
     package static let formatLine = "asset-cache 1"

@@ -17,7 +17,7 @@ extension CacheStore {
     /// What `prefetch gc` does: evicts least recently used assets down to 90% of
     /// the budget remembered in the cache, never one the last run's manifest
     /// needs, then sweeps objects and trees that nothing names. Only a store
-    /// opened with ``openForWriting(at:wait:)`` may collect.
+    /// opened with ``openForWriting(at:wait:logger:)`` may collect.
     public func collectGarbage() -> GarbageCollection {
         let state = readState()
         return collectGarbage(budget: state.budget, neededRefs: Set(state.lastRun?.needed ?? []))
