@@ -19,9 +19,9 @@ public struct CacheUsage: Sendable, Equatable {
 extension CacheStore {
     public func usage() -> CacheUsage {
         var usage = CacheUsage()
-        for sha in objectNames() {
+        for (_, bytes) in objectSizes() {
             usage.objects += 1
-            usage.objectBytes += objectSize(sha) ?? 0
+            usage.objectBytes += bytes
         }
         for sha in treeNames() {
             usage.trees += 1
@@ -39,6 +39,20 @@ extension CacheStore {
     /// `refs/<sha256(url)>.json` names.
     func refNames() -> [String] {
         refs.entries().filter { $0.hasSuffix(".json") }
+    }
+
+    /// Every object's size, each shard opened once; entries that are not regular
+    /// files count 0 (``verify`` names them).
+    func objectSizes() -> [String: Int64] {
+        var sizes: [String: Int64] = [:]
+        for name in objects.entries() where name.utf8.count == 2 {
+            guard let shard = shard(of: name, in: objects) else { continue }
+            for sha in shard.entries() where sha.count == 64 && sha.hasPrefix(name) {
+                let info = shard.status(sha)
+                sizes[sha] = info.map { $0.st_mode & S_IFMT == S_IFREG ? Int64($0.st_size) : 0 } ?? 0
+            }
+        }
+        return sizes
     }
 
     /// Bytes of a stored object; nil when it is not a regular file.
@@ -64,8 +78,7 @@ extension CacheStore {
 
     private func shardedNames(_ directory: Directory) -> [String] {
         directory.entries().flatMap { shard in
-            guard shard.utf8.count == 2, let opened = try? directory.openDirectory(shard) else { return [String]() }
-            return opened.entries().filter { $0.count == 64 && $0.hasPrefix(shard) }
+            shard.utf8.count == 2 ? directory.entries(of: shard).filter { $0.count == 64 && $0.hasPrefix(shard) } : []
         }
     }
 }

@@ -128,10 +128,19 @@ package final class Directory: Sendable {
     package func entries() -> [String] {
         // fdopendir takes the descriptor over and reads from its offset: give it
         // one of its own (a dup would share the offset with other readers).
-        let copy = openat(descriptor, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard copy >= 0 else { return [] }
-        guard let stream = fdopendir(copy) else {
-            close(copy)
+        Self.entries(openat(descriptor, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC))
+    }
+
+    /// The names in the subdirectory `name` (none when it is a link or absent).
+    package func entries(of name: String) -> [String] {
+        Self.entries(openat(descriptor, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC))
+    }
+
+    /// Reads a directory stream on `fd`, which it takes over.
+    private static func entries(_ fd: Int32) -> [String] {
+        guard fd >= 0 else { return [] }
+        guard let stream = fdopendir(fd) else {
+            close(fd)
             return []
         }
         defer { closedir(stream) }
@@ -139,7 +148,7 @@ package final class Directory: Sendable {
         while let entry = readdir(stream) {
             // Read in place: a dirent is only as long as its name (d_reclen), so
             // copying the whole 256-byte d_name can run off the end of the page.
-            let name = String(cString: (UnsafeRawPointer(entry) + Self.nameOffset).assumingMemoryBound(to: CChar.self))
+            let name = String(cString: (UnsafeRawPointer(entry) + nameOffset).assumingMemoryBound(to: CChar.self))
             if name != "." && name != ".." { names.append(name) }
         }
         return names
@@ -154,15 +163,15 @@ package final class Directory: Sendable {
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, Int64(info.st_size) <= Int64(limit) else { return nil }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        // The size fstat gave: refs and state are replaced whole, never grown.
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        var filled = 0
+        while filled < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
             if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else { return nil }
-            if count == 0 { return bytes }
-            bytes += buffer[..<count]
-            guard bytes.count <= limit else { return nil }
+            guard count > 0 else { return count == 0 ? Array(bytes[..<filled]) : nil }
+            filled += count
         }
+        return bytes
     }
 }

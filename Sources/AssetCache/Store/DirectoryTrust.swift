@@ -6,6 +6,9 @@ import Glibc
 /// and files in it; the store follows no link, but a planted object or ref would
 /// still be shown as the asset.
 enum DirectoryTrust {
+    /// Asked once: checks run on every shard a run opens.
+    private static let caller = geteuid()
+
     /// Writers (which create, remove and change modes) need the directory to be
     /// owned by the caller or root; readers write nothing and may read a cache
     /// another user keeps for them. Neither accepts one that group or others can
@@ -14,7 +17,7 @@ enum DirectoryTrust {
         guard let info = directory.status() else {
             return "\(directory.path) cannot be examined: \(String(cString: strerror(errno)))"
         }
-        let me = geteuid()
+        let me = caller
         if writer && info.st_uid != me && info.st_uid != 0 {
             return "\(directory.path) belongs to uid \(info.st_uid), not to you (uid \(me)) or root, and its owner could "
                 + "plant links or files in it; fix it with: chown \(me) \(directory.path), or use a directory of your own"

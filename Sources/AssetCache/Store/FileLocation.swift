@@ -28,9 +28,10 @@ package struct FileLocation: Sendable {
     package func withStablePath<T>(_ body: (String) -> T) -> T? {
         guard let fd = try? directory.openFile(name, O_RDONLY) else { return nil }
         defer { close(fd) }
-        let stable = "/proc/self/fd/\(fd)"
         // Without /proc (never on Linux devices, but a chroot may lack it) the
         // path is still resolved from a directory the store has checked.
-        return body(access(stable, R_OK) == 0 ? stable : path)
+        return body(Self.hasProcFD ? "/proc/self/fd/\(fd)" : path)
     }
+
+    private static let hasProcFD = access("/proc/self/fd", X_OK) == 0
 }

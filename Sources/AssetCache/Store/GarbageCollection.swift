@@ -31,8 +31,7 @@ extension CacheStore {
             guard let ref = readRef(named: name), let info = self.refs.status(name) else { return nil }
             return (name, ref.object, Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
         }
-        var objectSizes: [String: Int64] = [:]
-        for sha in objectNames() { objectSizes[sha, default: 0] += objectSize(sha) ?? 0 }
+        var objectSizes = self.objectSizes()
         for sha in treeNames() { objectSizes[sha, default: 0] += treeSize(sha) }
 
         var users: [String: Int] = [:]
