@@ -73,8 +73,4 @@ package enum FileSystem {
             guard fchmod(fd, 0o755) == 0 else { throw Failure(operation: "chmod", path: prefix, code: errno) }
         }
     }
-
-    static func lastComponent(_ path: String) -> String {
-        path.split(separator: "/").last.map(String.init) ?? path
-    }
 }
