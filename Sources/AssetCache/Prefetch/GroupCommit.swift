@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Commits a run's validated assets in batches, as a database's group commit or
 /// git's batch fsync does: an asset waits in `tmp/` until its batch closes, then
 /// the whole batch is made durable with a handful of flushes (``CommitBatch``)
@@ -24,14 +22,15 @@ actor GroupCommit {
     private var outstanding: Int
     private var committing = false
     private var timer: Task<Void, Never>?
-    /// Refs published and not yet flushed (urgent commits update it from the pool).
-    private let refsPending = Atomic<Bool>(false)
+    private var batchTask: Task<Void, Never>?
+    /// Refs published and not yet flushed.
+    private var refsPending = false
 
     init(store: CacheStore, pool: BlockingPool, window: Duration, assets: Int,
          method: FlushMethod? = nil, observer: DurabilityObserver? = nil) throws(StoreError) {
         do throws(FileSystem.Failure) {
-            batched = CommitBatch(store: store, flush: try BatchFlush(root: store.root, method: method, observer: observer))
-            urgent = CommitBatch(store: store, flush: try BatchFlush(root: store.root, method: .perFile, observer: observer))
+            batched = CommitBatch(store: store, flush: try BatchFlush(store: store, method: method, observer: observer))
+            urgent = CommitBatch(store: store, flush: try BatchFlush(store: store, method: .perFile, observer: observer))
         } catch {
             throw .io(error.description)
         }
@@ -52,7 +51,7 @@ actor GroupCommit {
     /// An urgent entry, committed alone and at once.
     func commitNow(_ entry: PendingCommit) async -> Result<Void, StoreError> {
         let result = await pool.run { [urgent] in urgent.run([entry])[0] }
-        if entry.ref != nil, case .success = result { refsPending.store(true, ordering: .relaxed) }
+        if entry.ref != nil, case .success = result { refsPending = true }
         return result
     }
 
@@ -63,9 +62,15 @@ actor GroupCommit {
     }
 
     /// Makes every ref published in the run durable: the run's report may then
-    /// call those assets ready.
+    /// call those assets ready. Returns once no task of its own is left either:
+    /// one winding down after the run returned would still hold the store, and
+    /// with it the cache's lock, when the caller opens the cache again.
     func close() async throws(StoreError) {
-        guard refsPending.exchange(false, ordering: .relaxed) else { return }
+        timer?.cancel()
+        await timer?.value
+        await batchTask?.value
+        guard refsPending else { return }
+        refsPending = false
         let result = await pool.run { [batched] in
             Result { () throws(FileSystem.Failure) in try batched.flushRefs() }
         }
@@ -82,11 +87,11 @@ actor GroupCommit {
             queue = []
             self.oldest = nil
             committing = true
-            Task { await run(batch) }
+            batchTask = Task { [weak self] in await self?.run(batch) }
         } else if timer == nil {
-            timer = Task {
+            timer = Task { [weak self] in
                 try? await Task.sleep(until: deadline, clock: .continuous)
-                if !Task.isCancelled { self.timerFired() }
+                if !Task.isCancelled { await self?.timerFired() }
             }
         }
     }
@@ -100,7 +105,7 @@ actor GroupCommit {
         let entries = batch.map(\.entry)
         let results = await pool.run { [batched] in batched.run(entries) }
         for (index, result) in results.enumerated() {
-            if entries[index].ref != nil, case .success = result { refsPending.store(true, ordering: .relaxed) }
+            if entries[index].ref != nil, case .success = result { refsPending = true }
             batch[index].done.resume(returning: result)
         }
         committing = false

@@ -17,9 +17,9 @@ import Glibc
 /// fsynced on its own, in the same steps.
 final class BatchFlush: Sendable {
     let method: FlushMethod
-    /// Held for the whole run: syncfs reports the writeback errors of the
+    /// Opened for the run: syncfs reports the writeback errors of the
     /// filesystem since this descriptor was opened, so none falls between runs.
-    private let root: Int32
+    private let root: Directory
     private let rootPath: String
     private let observer: DurabilityObserver?
     /// The data flush left out on purpose (``SkippedFlush``): the power-loss test
@@ -28,40 +28,43 @@ final class BatchFlush: Sendable {
 
     private static let fuseMagic = 0x6573_5546
 
-    init(root path: String, method: FlushMethod? = nil, observer: DurabilityObserver? = nil,
+    init(store: CacheStore, method: FlushMethod? = nil, observer: DurabilityObserver? = nil,
          skipsData: Bool = SkippedFlush.assetData) throws(FileSystem.Failure) {
-        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw FileSystem.Failure(operation: "open", path: path, code: errno) }
-        root = fd
-        rootPath = path
-        self.method = method ?? (assetcache_filesystem_type(fd) == Self.fuseMagic ? .perFile : .filesystem)
+        root = try store.directory.openDirectory(".")
+        rootPath = store.root
+        self.method = method ?? (assetcache_filesystem_type(root.descriptor) == Self.fuseMagic ? .perFile : .filesystem)
         self.observer = observer
         self.skipsData = skipsData
     }
 
-    deinit { close(root) }
-
     /// The contents of `files`, of every file and directory in `trees`, and the
     /// names already in `directories`.
-    func flushData(files: [String], trees: [String], directories: [String]) throws(FileSystem.Failure) {
+    func flushData(files: [FileLocation], trees: [FileLocation], directories: [Directory]) throws(FileSystem.Failure) {
         if skipsData { return }
         switch method {
         case .filesystem:
             try syncFilesystem()
         case .perFile:
-            for file in files { try sync(file, directory: false) }
-            for tree in trees { try syncTree(tree) }
-            for directory in directories { try sync(directory, directory: true) }
+            for file in files {
+                let fd = try file.directory.openFile(file.name, O_RDONLY)
+                defer { close(fd) }
+                guard fsync(fd) == 0 else { throw FileSystem.Failure(operation: "fsync", path: file.path, code: errno) }
+                observer?(.syncedFile(file.path))
+            }
+            for tree in trees {
+                try tree.directory.openDirectory(tree.name).syncTree { [observer] path, isDirectory in
+                    observer?(isDirectory ? .syncedDirectory(path) : .syncedFile(path))
+                }
+            }
+            try sync(directories)
         }
     }
 
     /// The names renamed or created in `directories`.
-    func flushNames(in directories: [String]) throws(FileSystem.Failure) {
+    func flushNames(in directories: [Directory]) throws(FileSystem.Failure) {
         switch method {
-        case .filesystem:
-            try syncFilesystem()
-        case .perFile:
-            for directory in directories { try sync(directory, directory: true) }
+        case .filesystem: try syncFilesystem()
+        case .perFile: try sync(directories)
         }
     }
 
@@ -70,22 +73,14 @@ final class BatchFlush: Sendable {
     }
 
     private func syncFilesystem() throws(FileSystem.Failure) {
-        guard assetcache_syncfs(root) == 0 else { throw FileSystem.Failure(operation: "syncfs", path: rootPath, code: errno) }
+        guard assetcache_syncfs(root.descriptor) == 0 else { throw FileSystem.Failure(operation: "syncfs", path: rootPath, code: errno) }
         observer?(.syncedFilesystem)
     }
 
-    private func sync(_ path: String, directory: Bool) throws(FileSystem.Failure) {
-        try FileSystem.fsync(path: path, directory: directory)
-        observer?(directory ? .syncedDirectory(path) : .syncedFile(path))
-    }
-
-    /// Children first, so that a directory is synced once its entries are final.
-    private func syncTree(_ path: String) throws(FileSystem.Failure) {
-        if FileSystem.isDirectory(path) {
-            for name in FileSystem.entries(path) { try syncTree("\(path)/\(name)") }
-            try sync(path, directory: true)
-        } else {
-            try sync(path, directory: false)
+    private func sync(_ directories: [Directory]) throws(FileSystem.Failure) {
+        for directory in directories {
+            try directory.sync()
+            observer?(.syncedDirectory(directory.path))
         }
     }
 }

@@ -23,41 +23,54 @@ struct CommitBatch: Sendable {
     func run(_ entries: [PendingCommit]) -> [Result<Void, StoreError>] {
         var failures = [StoreError?](repeating: nil, count: entries.count)
         var moves: [Move] = []
-        var present: [String] = []
-        var refTemporaries: [Int: String] = [:]
         var claimed: Set<String> = []
+        var present: [String: Directory] = [:]
+        /// objects/ or trees/ when a shard was made in it: its new name is flushed too.
+        var parentsOfNewShards: [String: Directory] = [:]
+        var refTemporaries: [Int: String] = [:]
         defer { removeLeftovers(entries, moves: moves, refTemporaries: refTemporaries) }
 
         // 1. Stage: what moves where, and the refs' bytes in tmp/.
         for (index, entry) in entries.enumerated() {
-            do throws(StoreError) {
+            var refBytes: [UInt8]?
+            if let ref = entry.ref {
+                do throws(StoreError) {
+                    refBytes = try store.encode(ref, for: entry.url)
+                } catch {
+                    failures[index] = error
+                    continue
+                }
+            }
+            do throws(FileSystem.Failure) {
                 if let download = entry.download {
-                    let destination = store.objectPath(entry.sha256)
-                    if FileSystem.exists(destination) {
-                        present.append(FileSystem.parent(of: destination))
-                    } else if !claimed.contains(destination) {
-                        try io { () throws(FileSystem.Failure) in try FileSystem.chmod(download, 0o444) }
-                        moves.append(Move(entry: index, from: download, to: destination, isTree: false))
-                        claimed.insert(destination)
+                    let shard = try shard(of: entry.sha256, in: store.objects, new: &parentsOfNewShards)
+                    store.noteLink(entry.sha256, in: shard, where: "an object")
+                    if shard.isFile(entry.sha256) {
+                        present[shard.path] = shard
+                    } else if !claimed.contains(shard.path(of: entry.sha256)) {
+                        // Read-only through its own descriptor: the mode lands on
+                        // this file, wherever its name may point by now.
+                        let fd = try download.directory.openFile(download.name, O_RDONLY)
+                        defer { close(fd) }
+                        guard fchmod(fd, 0o444) == 0 else { throw FileSystem.Failure(operation: "chmod", path: download.path, code: errno) }
+                        moves.append(Move(from: download, shard: shard, name: entry.sha256, isTree: false))
+                        claimed.insert(shard.path(of: entry.sha256))
                     }
                 }
                 if let tree = entry.tree {
-                    let destination = store.treePath(entry.sha256)
-                    if FileSystem.exists(destination) {
-                        present.append(FileSystem.parent(of: destination))
-                    } else if !claimed.contains(destination) {
-                        moves.append(Move(entry: index, from: tree, to: destination, isTree: true))
-                        claimed.insert(destination)
+                    let shard = try shard(of: entry.sha256, in: store.trees, new: &parentsOfNewShards)
+                    if store.treeIsPresent(entry.sha256, in: shard) {
+                        present[shard.path] = shard
+                    } else if !claimed.contains(shard.path(of: entry.sha256)) {
+                        moves.append(Move(from: tree, shard: shard, name: entry.sha256, isTree: true))
+                        claimed.insert(shard.path(of: entry.sha256))
                     }
                 }
-                if let ref = entry.ref {
-                    let bytes = try store.encode(ref, for: entry.url)
-                    refTemporaries[index] = try io { () throws(FileSystem.Failure) in
-                        try FileSystem.writeTemporary(bytes, in: store.tmpDirectory, sync: false)
-                    }
+                if let refBytes {
+                    refTemporaries[index] = try FileSystem.writeTemporary(refBytes, in: store.tmp, mode: CacheStore.privateFileMode, sync: false)
                 }
             } catch {
-                failures[index] = error
+                failures[index] = .io(error.description)
             }
         }
 
@@ -65,59 +78,51 @@ struct CommitBatch: Sendable {
         // place may not have its name durable yet: its shard is flushed too.
         do throws(FileSystem.Failure) {
             try flush.flushData(
-                files: moves.filter { !$0.isTree }.map(\.from) + refTemporaries.values,
+                files: moves.filter { !$0.isTree }.map(\.from) + refTemporaries.values.map { FileLocation(store.tmp, $0) },
                 trees: moves.filter(\.isTree).map(\.from),
-                directories: Array(Set(present)))
+                directories: Array(present.values))
         } catch {
             return entries.map { _ in .failure(.io(error.description)) }
         }
 
         // 3. Renames.
-        var shards: Set<String> = []
-        var failedDestinations: Set<String> = []
+        var renamedInto = parentsOfNewShards
+        var failed: [String: String] = [:]
         for index in moves.indices {
             let move = moves[index]
-            let shard = FileSystem.parent(of: move.to)
             do throws(FileSystem.Failure) {
-                if !FileSystem.exists(shard) {
-                    try FileSystem.makeDirectory(shard)
-                    // The new shard's own name lives in objects/ or trees/.
-                    shards.insert(FileSystem.parent(of: shard))
-                }
-                do throws(FileSystem.Failure) {
-                    try FileSystem.rename(move.from, to: move.to)
-                    flush.renamed(move.from, to: move.to)
-                    moves[index].done = true
-                } catch where move.isTree && (error.code == ENOTEMPTY || error.code == EEXIST) && FileSystem.isDirectory(move.to) {
-                    // An urgent commit of the same ZIP got there first; this copy goes.
-                }
-                shards.insert(shard)
+                try move.from.directory.rename(move.from.name, to: move.shard, as: move.name)
+                flush.renamed(move.from.path, to: move.destination)
+                moves[index].done = true
+                renamedInto[move.shard.path] = move.shard
+            } catch where move.isTree && (error.code == ENOTEMPTY || error.code == EEXIST) && move.shard.isDirectory(move.name) {
+                // An urgent commit of the same ZIP got there first; this copy goes.
+                renamedInto[move.shard.path] = move.shard
             } catch {
-                failures[move.entry] = .io(error.description)
-                failedDestinations.insert(move.to)
+                failed[move.destination] = error.description
             }
         }
 
         // 4. One flush for the names.
         do throws(FileSystem.Failure) {
-            try flush.flushNames(in: shards.sorted(by: >))
+            try flush.flushNames(in: renamedInto.values.sorted { $0.path > $1.path })
         } catch {
             return entries.map { _ in .failure(.io(error.description)) }
         }
 
-        // 5. Refs, only for entries whose object and tree are in place: two URLs
-        // with the same bytes share one move, and its failure fails both.
+        // 5. Refs, only for entries whose object and tree are in place (two URLs
+        // with the same bytes share one move, and its failure fails both).
         for (index, entry) in entries.enumerated() {
-            if failures[index] == nil,
-               failedDestinations.contains(store.objectPath(entry.sha256))
-                || (entry.tree != nil && failedDestinations.contains(store.treePath(entry.sha256))) {
-                failures[index] = .io("the commit of \(entry.sha256) failed for another URL with the same bytes")
+            let object = entry.download.flatMap { _ in failed[store.objectPath(entry.sha256)] }
+            let tree = entry.tree.flatMap { _ in failed[store.treePath(entry.sha256)] }
+            if failures[index] == nil, let failure = object ?? tree {
+                failures[index] = .io(failure)
             }
             guard failures[index] == nil, let temporary = refTemporaries.removeValue(forKey: index) else { continue }
-            let path = store.refPath(for: entry.url)
+            let name = store.refName(for: entry.url)
             do throws(FileSystem.Failure) {
-                try FileSystem.rename(temporary, to: path)
-                flush.renamed(temporary, to: path)
+                try store.tmp.rename(temporary, to: store.refs, as: name)
+                flush.renamed(store.tmp.path(of: temporary), to: store.refs.path(of: name))
             } catch {
                 failures[index] = .io(error.description)
                 refTemporaries[index] = temporary
@@ -128,32 +133,34 @@ struct CommitBatch: Sendable {
 
     /// Makes every ref published so far durable.
     func flushRefs() throws(FileSystem.Failure) {
-        try flush.flushNames(in: [store.refsDirectory])
-    }
-
-    private func io<T>(_ body: () throws(FileSystem.Failure) -> T) throws(StoreError) -> T {
-        do {
-            return try body()
-        } catch {
-            throw .io(error.description)
-        }
+        try flush.flushNames(in: [store.refs])
     }
 
     private struct Move {
-        var entry: Int
-        var from: String
-        var to: String
+        var from: FileLocation
+        var shard: Directory
+        var name: String
         var isTree: Bool
         var done = false
+        var destination: String { shard.path(of: name) }
+    }
+
+    /// The shard of `sha256`, made if absent; then its parent goes in
+    /// `parentsOfNew`, whose names are flushed with the batch's renames.
+    private func shard(of sha256: String, in parent: Directory, new parentsOfNew: inout [String: Directory]) throws(FileSystem.Failure) -> Directory {
+        let existed = parent.isDirectory(String(sha256.prefix(2)))
+        let shard = try store.makeShard(of: sha256, in: parent)
+        if !existed { parentsOfNew[parent.path] = parent }
+        return shard
     }
 
     /// Downloads, trees and ref files that did not move: a duplicate, a failure.
     private func removeLeftovers(_ entries: [PendingCommit], moves: [Move], refTemporaries: [Int: String]) {
-        let moved = Set(moves.filter(\.done).map(\.from))
+        let moved = Set(moves.filter(\.done).map(\.from.path))
         for entry in entries {
-            if let download = entry.download, !moved.contains(download) { unlink(download) }
-            if let tree = entry.tree, !moved.contains(tree) { FileSystem.remove(tree) }
+            if let download = entry.download, !moved.contains(download.path) { download.directory.unlink(download.name) }
+            if let tree = entry.tree, !moved.contains(tree.path) { try? tree.directory.remove(tree.name) }
         }
-        for temporary in refTemporaries.values { unlink(temporary) }
+        for temporary in refTemporaries.values { store.tmp.unlink(temporary) }
     }
 }

@@ -3,9 +3,9 @@
 /// durable. A ref alone (after a 304) names an object already in the store.
 struct PendingCommit: Sendable {
     var url: AssetURL
-    var download: String? = nil
+    var download: FileLocation? = nil
     var sha256: String
-    var tree: String? = nil
+    var tree: FileLocation? = nil
     /// nil for a `no-store` response: its bytes serve this run only.
     var ref: AssetRef?
 }
