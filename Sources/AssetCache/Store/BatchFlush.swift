@@ -68,6 +68,11 @@ final class BatchFlush: Sendable {
         }
     }
 
+    /// The names in one directory, whatever the method.
+    func flushDirectory(_ directory: Directory) throws(FileSystem.Failure) {
+        try sync([directory])
+    }
+
     func renamed(_ from: String, to: String) {
         observer?(.renamed(from: from, to: to))
     }

@@ -131,9 +131,12 @@ struct CommitBatch: Sendable {
         return failures.map { $0.map { .failure($0) } ?? .success(()) }
     }
 
-    /// Makes every ref published so far durable.
+    /// Makes every ref published so far durable. Their bytes were flushed with
+    /// their batches: only the names in `refs/` are left, and an fsync of that one
+    /// directory does not wait, as syncfs would, for whatever else the
+    /// filesystem has to write.
     func flushRefs() throws(FileSystem.Failure) {
-        try flush.flushNames(in: [store.refs])
+        try flush.flushDirectory(store.refs)
     }
 
     private struct Move {
