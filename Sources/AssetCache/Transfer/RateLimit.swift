@@ -85,6 +85,7 @@ extension Transfer {
     /// budget is charged what the kernel may hold in it when it opens; small
     /// reads keep each overdraft small.
     func limitReceiving(_ easy: UnsafeMutableRawPointer, bytesPerSecond: Int64, concurrency: Int, context: UnsafeMutableRawPointer) -> CURLcode {
+        receivePaused = false
         let read = RateLimit.readSize(bytesPerSecond: bytesPerSecond, concurrency: concurrency)
         var result = ccurl_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, read)
         if result == CURLE_OK { result = ccurl_easy_setopt_pointer(easy, CURLOPT_SOCKOPTDATA, context) }
@@ -101,5 +102,26 @@ extension Transfer {
             }
         }
         return result
+    }
+
+    /// Charges bytes that have arrived, and pauses this transfer at once when
+    /// they overdraw the budget: libcurl 7.88 goes on reading a socket within
+    /// one call for as long as it is readable (up to 100 reads), which a
+    /// pause between calls would not stop.
+    func charge(_ bytes: Int) {
+        guard let meter else { return }
+        meter.spend(bytes)
+        if meter.isOverdrawn, !receivePaused {
+            setReceivePaused(true)
+        }
+    }
+
+    /// Pauses or resumes receiving; safe inside libcurl's callbacks.
+    func setReceivePaused(_ paused: Bool) {
+        guard let easy else { return }
+        // Set first: resuming may hand over held data at once, whose charge
+        // may pause the transfer again from inside this call.
+        receivePaused = paused
+        curl_easy_pause(easy, paused ? CURLPAUSE_RECV : CURLPAUSE_CONT)
     }
 }

@@ -28,6 +28,8 @@ final class Transfer: TransferQueueItem {
     private(set) var easy: UnsafeMutableRawPointer?
     /// The engine's `--limit-rate` budget, charged with every body byte.
     var meter: RateLimit?
+    /// Whether this attempt's receiving is paused for `meter`.
+    var receivePaused = false
 
     private let continuation: CheckedContinuation<TransferResult, Never>
     private let maxAssetSize: Int64
@@ -295,7 +297,7 @@ final class Transfer: TransferQueueItem {
     /// Only a 2xx body lands in the destination; anything else (an error page) is
     /// drained and counted so that an endless error body still hits the cap.
     private func receiveBody(_ buffer: UnsafeRawBufferPointer) -> Int {
-        meter?.spend(buffer.count)
+        charge(buffer.count)
         let received = Int64(buffer.count)
         guard head.isSuccess else {
             discardedBytes += received

@@ -240,19 +240,15 @@ final class TransferLoop {
         }
     }
 
-    /// Pauses every transfer's receiving when the rate limit is overdrawn,
-    /// and lets them all go on once it is paid. Outside libcurl's callbacks,
-    /// so any handle may be paused; none of them ever holds back data it was
-    /// given, so unpausing delivers nothing at once.
+    /// Pauses every transfer's receiving while the rate limit is overdrawn
+    /// (a transfer whose bytes overdraw it has already paused itself), and
+    /// lets them all go on once it is paid.
     private func throttle() {
         guard let rateLimit else { return }
         rateLimit.refill(at: clock.now)
-        guard rateLimit.isOverdrawn != receivingPaused else { return }
-        receivingPaused.toggle()
-        for transfer in active.values {
-            if let easy = transfer.easy {
-                curl_easy_pause(easy, receivingPaused ? CURLPAUSE_RECV : CURLPAUSE_CONT)
-            }
+        receivingPaused = rateLimit.isOverdrawn
+        for transfer in active.values where transfer.receivePaused != receivingPaused {
+            transfer.setReceivePaused(receivingPaused)
         }
     }
 
