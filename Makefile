@@ -1,13 +1,15 @@
 # Two commands for a fresh machine: `make demo` and `make test`; `make bench` for speed.
 SWIFT ?= swift
-SYSTEM_PACKAGES = libcurl4-openssl-dev libzip-dev libpng-dev pkg-config
+SYSTEM_PACKAGES = libcurl4-openssl-dev libzip-dev libpng-dev libjpeg62-turbo-dev libgif-dev libwebp-dev pkg-config
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: deps build test demo fixtures bench docs man completions clean
 
-# Installs the C libraries only when pkg-config cannot find them.
+# Installs the C libraries only when pkg-config cannot find them (giflib has no
+# pkg-config file before 5.2, so its header is looked for instead).
 deps:
-	@if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists libcurl libzip libpng; then \
+	@if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists libcurl libzip libpng libjpeg libwebp libwebpdemux \
+		|| [ ! -f /usr/include/gif_lib.h ]; then \
 		echo "Installing $(SYSTEM_PACKAGES) with apt-get"; \
 		$(SUDO) apt-get update && $(SUDO) apt-get install -y $(SYSTEM_PACKAGES); \
 	fi
