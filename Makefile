@@ -48,11 +48,11 @@ fixtures:
 	python3 fixtures/generate.py
 	python3 fixtures/generate_hostile.py
 
-# The benchmark of issue 6 (bench/run.py): installs nginx, curl, aria2, pngcheck and
-# unzip when missing, builds prefetch in release mode, prints the table and writes
+# The benchmark of issue 6 (bench/run.py): installs nginx, curl, aria2, pngcheck,
+# the JPEG, GIF and WebP tools and unzip when missing, builds prefetch in release mode, prints the table and writes
 # BENCHMARKS.md. BENCH_ARGS passes options on, e.g. BENCH_ARGS="--rounds 7 --no-big".
-BENCH_TOOLS = nginx curl aria2c pngcheck unzip python3
-BENCH_PACKAGES = nginx curl aria2 pngcheck unzip python3
+BENCH_TOOLS = nginx curl aria2c pngcheck djpeg cjpeg giftext dwebp cwebp unzip python3
+BENCH_PACKAGES = nginx curl aria2 pngcheck libjpeg-turbo-progs giflib-tools webp unzip python3
 bench: deps
 	@PATH="$$PATH:/usr/sbin"; for tool in $(BENCH_TOOLS); do command -v $$tool >/dev/null 2>&1 || missing=1; done; \
 	if [ -n "$$missing" ]; then \
