@@ -167,6 +167,15 @@ import Testing
         #expect(failure?.message.hasPrefix("invalid GIF: file is truncated") == true)
     }
 
+    /// Only the two versions there are: giflib itself looks at "GIF" alone.
+    @Test func gifWithAnotherVersionIsNotAnImage() throws {
+        let scratch = try F.Scratch()
+        var bytes = try F.bytes(F.image("banner.gif"))
+        bytes[4] = UInt8(ascii: "8")
+        let path = try scratch.file("gif88a.gif", contents: bytes)
+        #expect(ImageValidator.validate(path: path).validationFailure?.message.hasPrefix("not an image") == true)
+    }
+
     @Test func webpWithWrongRiffSizeIsRefused() throws {
         let scratch = try F.Scratch()
         var bytes = try F.bytes(F.image("pixel.webp"))
