@@ -8,23 +8,19 @@ struct RemoteDocument {
     enum Source {
         case fresh(CachedCopy)
         case revalidated(CachedCopy, ResponseHeaders)
-        case downloaded(path: String, TransferResult)
+        case downloaded(FileLocation, TransferResult)
     }
 
     let url: AssetURL
     let source: Source
 
-    /// The file holding its bytes.
-    var path: String {
-        switch source {
-        case .fresh(let cached), .revalidated(let cached, _): cached.path
-        case .downloaded(let path, _): path
+    /// Its bytes (a manifest's at most); nil when they cannot be read.
+    func contents(in store: CacheStore) -> Data? {
+        let bytes = switch source {
+        case .fresh(let cached), .revalidated(let cached, _): store.objectContents(cached.ref.object)
+        case .downloaded(let location, _): location.directory.contents(of: location.name, limit: Manifest.maxSize)
         }
-    }
-
-    /// Its bytes; nil when the file cannot be read.
-    func contents() -> Data? {
-        FileManager.default.contents(atPath: path)
+        return bytes.map { Data($0) }
     }
 
     /// Stores what the request brought: a 304's new freshness, or a new object and ref.
@@ -34,8 +30,8 @@ struct RemoteDocument {
             return
         case .revalidated(let cached, let headers):
             try store.writeRef(cached.revalidated(by: headers, at: now), for: url)
-        case .downloaded(let path, let result):
-            _ = try store.commitObject(from: path, sha256: result.sha256)
+        case .downloaded(let location, let result):
+            _ = try store.commitObject(from: location, sha256: result.sha256)
             let freshness = Freshness(headers: result.headers, receivedAt: now)
             let ref = AssetRef(
                 url: url.string, object: result.sha256, etag: result.headers.etag, lastModified: result.headers.lastModified,

@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 import Logging
 
 /// Fetches the manifest and its signature through one transfer engine, made
@@ -13,7 +12,7 @@ final class RemoteDocumentFetcher {
     private let origin: String
     private let logger: Logger
     private var engine: TransferEngine?
-    private var downloads: [String] = []
+    private var downloads: [FileLocation] = []
 
     private static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
 
@@ -30,7 +29,7 @@ final class RemoteDocumentFetcher {
     /// Stops the engine and removes downloads that were not committed.
     func close() {
         engine?.shutdown()
-        for path in downloads { unlink(path) }
+        for download in downloads { download.directory.unlink(download.name) }
     }
 
     /// The copy to use; throws the transfer's failure message when there is none.
@@ -39,17 +38,17 @@ final class RemoteDocumentFetcher {
         if let cached, cached.isFresh(at: now) {
             return RemoteDocument(url: url, source: .fresh(cached))
         }
-        let download = store.temporaryPath("manifest")
+        let download = store.temporaryFile("manifest")
         downloads.append(download)
         let result = try await fetch(url, into: download, conditional: cached?.conditionalHeaders ?? [])
         if let cached, result.status == 304 {
             return RemoteDocument(url: url, source: .revalidated(cached, result.headers))
         }
         if let failure = result.failure { throw RemoteFailureMessage(failure.message) }
-        return RemoteDocument(url: url, source: .downloaded(path: download, result))
+        return RemoteDocument(url: url, source: .downloaded(download, result))
     }
 
-    private func fetch(_ url: AssetURL, into download: String, conditional: [String]) async throws(RemoteFailureMessage) -> TransferResult {
+    private func fetch(_ url: AssetURL, into download: FileLocation, conditional: [String]) async throws(RemoteFailureMessage) -> TransferResult {
         let engine: TransferEngine
         do {
             engine = try self.engine ?? TransferEngine(limits: limits)
@@ -61,7 +60,7 @@ final class RemoteDocumentFetcher {
         var redirects = 0
         while true {
             let sameOrigin = Transfer.hostKey(of: current.string) == origin
-            var request = TransferRequest(url: current.string, destination: download, headers: conditional + (sameOrigin ? headers : []))
+            var request = TransferRequest(url: current.string, location: download, headers: conditional + (sameOrigin ? headers : []))
             request.followsRedirects = false
             let result = await engine.fetch(request)
             guard Self.redirectStatuses.contains(result.status), let location = result.headers["location"] else {

@@ -49,7 +49,7 @@ public enum RemoteManifest {
         } catch {
             throw .unavailable(error.message)
         }
-        let data = manifest.contents() ?? Data()
+        let data = manifest.contents(in: store) ?? Data()
         var signature: RemoteDocument?
         if let trustedKeys {
             let signatureURL = signatureURL(of: url)
@@ -59,7 +59,7 @@ public enum RemoteManifest {
                 throw .signatureUnavailable(url: signatureURL.string, reason: error.message)
             }
             do {
-                try trustedKeys.verify(data, signature: signature?.contents(), name: signatureURL.string)
+                try trustedKeys.verify(data, signature: signature?.contents(in: store), name: signatureURL.string)
             } catch {
                 throw .refused(error)
             }
