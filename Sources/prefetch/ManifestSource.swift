@@ -1,5 +1,10 @@
 import AssetCache
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
 
 /// The MANIFEST argument: a path, `-` for stdin, or an http(s) URL.
 struct ManifestSource {
@@ -13,7 +18,7 @@ struct ManifestSource {
     func loadLocal() throws(CommandFailure) -> Manifest {
         let data: Data
         if argument == "-" {
-            data = FileHandle.standardInput.readData(ofLength: Manifest.maxSize + 1)
+            data = Self.readStandardInput(limit: Manifest.maxSize + 1)
         } else {
             // Refuse an oversized file before reading it into memory.
             if let size = (try? FileManager.default.attributesOfItem(atPath: argument))?[.size] as? Int, size > Manifest.maxSize {
@@ -29,6 +34,21 @@ struct ManifestSource {
         } catch {
             throw CommandFailure(message: "\(argument): \(error); correct it there and run again", status: ExitStatus.usage)
         }
+    }
+
+    /// Up to `limit` bytes of stdin: one byte over the manifest limit is enough
+    /// to refuse it, however much more the pipe holds.
+    private static func readStandardInput(limit: Int) -> Data {
+        var data = Data()
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while data.count < limit {
+            let wanted = min(chunk.count, limit - data.count)
+            let count = chunk.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, wanted) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            data.append(contentsOf: chunk[..<count])
+        }
+        return data
     }
 
     func fetch(into store: CacheStore, limits: TransferLimits) async throws(CommandFailure) -> Manifest {

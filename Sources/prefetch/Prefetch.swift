@@ -1,5 +1,10 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
 
 @main
 struct Prefetch: AsyncParsableCommand {
@@ -26,8 +31,8 @@ struct Prefetch: AsyncParsableCommand {
             }
         } catch {
             if exitCode(for: error) == .validationFailure {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
-                Foundation.exit(ExitStatus.usage)
+                Console.standardError.writeLine(fullMessage(for: error))
+                Glibc.exit(ExitStatus.usage)
             }
             exit(withError: error)
         }

@@ -1,6 +1,11 @@
 import ArgumentParser
 import AssetCache
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
 
 struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,11 @@
 import ArgumentParser
 import AssetCache
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
 
 struct Verify: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -27,7 +32,7 @@ struct Verify: ParsableCommand {
             problems = store.verify()
             if repair { store.repair(problems) }
             for problem in problems {
-                FileHandle.standardError.write(Data("prefetch: \(problem)\(repair ? " (removed)" : "")\n".utf8))
+                Console.standardError.writeLine("prefetch: \(problem)\(repair ? " (removed)" : "")")
             }
             if problems.isEmpty && !common.quiet {
                 let usage = store.usage()

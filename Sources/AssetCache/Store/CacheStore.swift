@@ -1,5 +1,9 @@
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Glibc
 
 /// The content-addressed cache on disk (DESIGN §7). The layout is the documentation:
@@ -90,9 +94,9 @@ public final class CacheStore: Sendable {
         if !FileSystem.exists(root) {
             guard creating else { return }
             do {
-                try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+                try FileSystem.makeDirectories(root)
             } catch {
-                throw .io("cannot create \(root): \(error.localizedDescription)")
+                throw .io("cannot create \(root): \(error)")
             }
         }
         guard FileSystem.isDirectory(root) else { throw .refused(path: root, reason: "it is not a directory") }
@@ -104,7 +108,7 @@ public final class CacheStore: Sendable {
 
     private static func checkFormat(_ root: String) throws(StoreError) {
         guard let data = FileManager.default.contents(atPath: "\(root)/FORMAT") else { return }
-        let line = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let line = String(decoding: data, as: UTF8.self).trimmed()
         guard line == formatLine else {
             throw .refused(path: root, reason: "its FORMAT says '\(line)', this tool reads '\(formatLine)'")
         }

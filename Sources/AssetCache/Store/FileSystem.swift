@@ -26,6 +26,16 @@ enum FileSystem {
         guard mkdir(path, mode) == 0 || errno == EEXIST else { throw Failure(operation: "mkdir", path: path, code: errno) }
     }
 
+    /// `mkdir -p`: the missing ancestors too.
+    static func makeDirectories(_ path: String, mode: mode_t = 0o755) throws(Failure) {
+        var prefix = path.hasPrefix("/") ? "/" : ""
+        for component in path.split(separator: "/") {
+            prefix += component
+            try makeDirectory(prefix, mode: mode)
+            prefix += "/"
+        }
+    }
+
     static func exists(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0
