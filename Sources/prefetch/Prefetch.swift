@@ -1,4 +1,5 @@
 import ArgumentParser
+import AssetCache
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -8,12 +9,10 @@ import Glibc
 
 @main
 struct Prefetch: AsyncParsableCommand {
-    static let version = "0.1.0"
-
     static let configuration = CommandConfiguration(
         commandName: "prefetch",
         abstract: "Prefetch, validate and cache the assets of in-app messages.",
-        version: version,
+        version: AssetCacheVersion.current,
         subcommands: [Run.self, Plan.self, Status.self, Verify.self, GC.self, Simulate.self],
         defaultSubcommand: Run.self
     )
