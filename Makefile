@@ -62,3 +62,31 @@ bench: deps
 
 clean:
 	rm -rf .build
+
+# Release builds that need no Swift toolchain where they run: the Swift runtime
+# linked in statically, in a build folder of their own (.build-static).
+.PHONY: release deb package-test
+STATIC = $(SWIFT) build -c release --static-swift-stdlib -Xlinker -z -Xlinker now --scratch-path .build-static
+release: deps
+	$(STATIC) --product prefetch
+	$(STATIC) --product fixture-server
+	@ls -l "$$($(STATIC) --show-bin-path)/prefetch" "$$($(STATIC) --show-bin-path)/fixture-server"
+
+# The Debian packages prefetch and prefetch-fixture-server in .build-deb/
+# (scripts/build-deb.sh, files from contrib/debian and contrib/systemd), then
+# lintian, which must report no error. Installs dpkg-dev and lintian when missing.
+DEB_DIR = .build-deb
+deb: man release
+	@if ! command -v dpkg-shlibdeps >/dev/null 2>&1 || ! command -v lintian >/dev/null 2>&1; then \
+		echo "Installing dpkg-dev lintian with apt-get"; \
+		$(SUDO) apt-get update && $(SUDO) apt-get install -y dpkg-dev lintian; \
+	fi
+	scripts/build-deb.sh "$$($(STATIC) --show-bin-path)" .build/man $(DEB_DIR)
+	lintian --fail-on error --display-level '>=info' $(DEB_DIR)/prefetch_*.deb $(DEB_DIR)/prefetch-fixture-server_*.deb
+
+# Installs the package into a fresh debootstrap root without Swift and runs it
+# there (scripts/package-test.sh): needs root and a few minutes; not part of `make test`.
+package-test: deb
+	@command -v debootstrap >/dev/null 2>&1 || { echo "Installing debootstrap with apt-get"; \
+		$(SUDO) apt-get update && $(SUDO) apt-get install -y debootstrap; }
+	$(SUDO) scripts/package-test.sh $(DEB_DIR)
