@@ -65,7 +65,7 @@ clean:
 
 # Release builds that need no Swift toolchain where they run: the Swift runtime
 # linked in statically, in a build folder of their own (.build-static).
-.PHONY: release deb package-test
+.PHONY: release deb package-test bench-binary
 STATIC = $(SWIFT) build -c release --static-swift-stdlib -Xlinker -z -Xlinker now --scratch-path .build-static
 release: deps
 	$(STATIC) --product prefetch
@@ -90,3 +90,9 @@ package-test: deb
 	@command -v debootstrap >/dev/null 2>&1 || { echo "Installing debootstrap with apt-get"; \
 		$(SUDO) apt-get update && $(SUDO) apt-get install -y debootstrap; }
 	$(SUDO) scripts/package-test.sh $(DEB_DIR)
+
+# Size, startup and peak RSS of the self-contained build against the
+# toolchain-linked one (bench/binary_size.py), written into BENCHMARKS.md.
+bench-binary: release
+	$(SWIFT) build -c release --product prefetch
+	python3 bench/binary_size.py --static-bin "$$($(STATIC) --show-bin-path)" --shared-bin "$$($(SWIFT) build -c release --show-bin-path)"

@@ -384,19 +384,19 @@ def table(bench, rounds):
     return "\n".join(lines), [r for r in rows if r[3] == "MISSED"]
 
 
-def write_benchmarks(text):
+def write_benchmarks(text, begin=BEGIN, end=END):
     path = os.path.join(TOP, "BENCHMARKS.md")
     before, after = "# Benchmarks\n\n", ""
     if os.path.exists(path):
         with open(path) as f:
             current = f.read()
-        if BEGIN in current and END in current:
-            before = current.split(BEGIN)[0]
-            after = current.split(END, 1)[1]
+        if begin in current and end in current:
+            before = current.split(begin)[0]
+            after = current.split(end, 1)[1]
         else:
             before = current + "\n"
     with open(path, "w") as f:
-        f.write(before + BEGIN + "\n" + text + "\n" + END + after)
+        f.write(before + begin + "\n" + text + "\n" + end + after)
     return path
 
 

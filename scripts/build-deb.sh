@@ -9,6 +9,7 @@ usage="usage: build-deb.sh BIN_DIR MAN_DIR OUT_DIR"
 bin=${1:?$usage}
 man=${2:?$usage}
 out=${3:?$usage}
+shown=$out
 top=$(cd "$(dirname "$0")/.." && pwd)
 debian=$top/contrib/debian
 mkdir -p "$out"
@@ -70,7 +71,7 @@ package() {
     find "$out/$name" -type d -exec chmod 0755 {} +
     chmod 0644 "$out/$name/DEBIAN/control" "$out/$name/DEBIAN/md5sums"
     dpkg-deb --root-owner-group -Zxz --build "$out/$name" "$out/${name}_${version}_${arch}.deb" >/dev/null
-    echo "$out/${name}_${version}_${arch}.deb"
+    echo "$shown/${name}_${version}_${arch}.deb"
 }
 
 stage prefetch
