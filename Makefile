@@ -64,10 +64,18 @@ clean:
 	rm -rf .build
 
 # Release builds that need no Swift toolchain where they run: the Swift runtime
-# linked in statically, in a build folder of their own (.build-static).
+# linked in statically, in a build folder of their own (.build-static). Linked
+# by the toolchain's lld, which packs the relative relocations (DT_RELR, glibc
+# 2.36 and later): 1 MB less, and a third of the dynamic loader's start-up work.
 .PHONY: release deb package-test bench-binary
-STATIC = $(SWIFT) build -c release --static-swift-stdlib -Xlinker -z -Xlinker now --scratch-path .build-static
+STATIC_TOOLSET = .build-static/lld-toolset.json
+RELR = $(shell [ "$$(getconf GNU_LIBC_VERSION | sed 's/.*\.//')" -ge 36 ] 2>/dev/null && echo -Xlinker -z -Xlinker pack-relative-relocs)
+STATIC = $(SWIFT) build -c release --static-swift-stdlib --toolset $(STATIC_TOOLSET) -Xlinker -z -Xlinker now $(RELR) --scratch-path .build-static
 release: deps
+	@mkdir -p .build-static
+	@lld="$$(dirname "$$(realpath "$$(command -v $(SWIFT))")")/ld.lld"; \
+	printf '{"schemaVersion": "1.0", "linker": {"path": "%s"}}\n' "$$lld" >$(STATIC_TOOLSET).new; \
+	cmp -s $(STATIC_TOOLSET).new $(STATIC_TOOLSET) && rm $(STATIC_TOOLSET).new || mv $(STATIC_TOOLSET).new $(STATIC_TOOLSET)
 	$(STATIC) --product prefetch
 	$(STATIC) --product fixture-server
 	@ls -l "$$($(STATIC) --show-bin-path)/prefetch" "$$($(STATIC) --show-bin-path)/fixture-server"

@@ -48,11 +48,12 @@ def log(text):
 
 
 class Result:
-    def __init__(self, seconds, rss_kib, status, stdout):
+    def __init__(self, seconds, rss_kib, status, stdout, cpu_seconds=0.0):
         self.seconds = seconds
         self.rss_kib = rss_kib
         self.status = status
         self.stdout = stdout
+        self.cpu_seconds = cpu_seconds
 
 
 def measure(argv, stdout_file=None, env=None):
@@ -74,7 +75,7 @@ def measure(argv, stdout_file=None, env=None):
         out.close()
     if err.strip():
         log(err.decode(errors="replace").strip()[:2000])
-    return Result(seconds, usage.ru_maxrss, child.returncode, captured)
+    return Result(seconds, usage.ru_maxrss, child.returncode, captured, usage.ru_utime + usage.ru_stime)
 
 
 def free_port():

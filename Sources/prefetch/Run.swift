@@ -9,6 +9,7 @@ import Glibc
 
 struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "run",
         abstract: "Fetch, validate and cache every asset of a manifest, then print each message's verdict.")
 
     @Argument(help: ArgumentHelp("The manifest: a path, '-' for stdin, or an http(s) URL.", valueName: "manifest"))

@@ -10,6 +10,7 @@ import InAppDelivery
 
 struct Simulate: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "simulate",
         abstract: "Replay a file of events through the delivery engine and print what it decides.",
         discussion: """
             Readiness comes from the cache alone: no network, no writes, no lock. The events file \

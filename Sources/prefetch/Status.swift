@@ -8,7 +8,8 @@ import Foundation
 import Glibc
 
 struct Status: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Size, counts, budget and the last run of the cache.")
+    static let configuration = CommandConfiguration(
+        commandName: "status", abstract: "Size, counts, budget and the last run of the cache.")
 
     @OptionGroup var common: CommonOptions
 

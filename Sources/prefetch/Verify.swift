@@ -9,6 +9,7 @@ import Glibc
 
 struct Verify: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "verify",
         abstract: "Re-hash every object and check every tree and ref; exit 1 if anything is wrong.")
 
     @OptionGroup var common: CommonOptions
