@@ -29,6 +29,10 @@ END = "<!-- binary:end -->"
 TOOLCHAIN_LIBRARY = ("libswift", "libFoundation", "lib_Foundation", "libdispatch", "libBlocksRuntime")
 
 
+def shown(path):
+    return os.path.relpath(path, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
 def stripped_size(binary):
     with tempfile.TemporaryDirectory() as scratch:
         copy = os.path.join(scratch, "prefetch")
@@ -95,9 +99,9 @@ def main():
         f"Run of {when} by `make bench-binary`: medians of {args.runs} runs each, the builds alternating.",
         "",
         f"- machine: {machine()}",
-        f"- self-contained: `{builds['self-contained']}` (`make release`: `--static-swift-stdlib`, "
+        f"- self-contained: `{shown(builds['self-contained'])}` (`make release`: `--static-swift-stdlib`, "
         "what `make deb` packages, stripped)",
-        f"- toolchain-linked: `{builds['toolchain-linked']}` (`swift build -c release`)",
+        f"- toolchain-linked: `{shown(builds['toolchain-linked'])}` (`swift build -c release`)",
         "- startup: `prefetch plan EMPTY --cache-dir DIR` (an empty manifest, an empty cache); wall time from "
         "spawn to wait4, Python's spawn included, and the CPU time wait4 reports, which other load on the "
         f"machine changes less (load average {os.getloadavg()[0]:.1f} at the end)",
