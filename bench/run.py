@@ -52,11 +52,12 @@ def log(text):
 
 
 class Result:
-    def __init__(self, seconds, rss_kib, status, stdout):
+    def __init__(self, seconds, rss_kib, status, stdout, cpu_seconds=0.0):
         self.seconds = seconds
         self.rss_kib = rss_kib
         self.status = status
         self.stdout = stdout
+        self.cpu_seconds = cpu_seconds
 
 
 def measure(argv, stdout_file=None, env=None):
@@ -78,7 +79,7 @@ def measure(argv, stdout_file=None, env=None):
         out.close()
     if err.strip():
         log(err.decode(errors="replace").strip()[:2000])
-    return Result(seconds, usage.ru_maxrss, child.returncode, captured)
+    return Result(seconds, usage.ru_maxrss, child.returncode, captured, usage.ru_utime + usage.ru_stime)
 
 
 def free_port():
@@ -448,19 +449,19 @@ def table(bench, rounds):
     return "\n".join(lines), [r for r in rows if r[3] == "MISSED"]
 
 
-def write_benchmarks(text):
+def write_benchmarks(text, begin=BEGIN, end=END):
     path = os.path.join(TOP, "BENCHMARKS.md")
     before, after = "# Benchmarks\n\n", ""
     if os.path.exists(path):
         with open(path) as f:
             current = f.read()
-        if BEGIN in current and END in current:
-            before = current.split(BEGIN)[0]
-            after = current.split(END, 1)[1]
+        if begin in current and end in current:
+            before = current.split(begin)[0]
+            after = current.split(end, 1)[1]
         else:
             before = current + "\n"
     with open(path, "w") as f:
-        f.write(before + BEGIN + "\n" + text + "\n" + END + after)
+        f.write(before + begin + "\n" + text + "\n" + end + after)
     return path
 
 

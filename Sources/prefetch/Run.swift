@@ -1,9 +1,15 @@
 import ArgumentParser
 import AssetCache
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
 
 struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "run",
         abstract: "Fetch, validate and cache every asset of a manifest, then print each message's verdict.")
 
     @Argument(help: ArgumentHelp("The manifest: a path, '-' for stdin, or an http(s) URL.", valueName: "manifest"))
@@ -134,7 +140,7 @@ struct Run: AsyncParsableCommand {
         guard let data = readSmallFile(cacert, limit: 16 << 20) else {
             throw CommandFailure(message: "cannot read --cacert '\(cacert)': no such readable file; check the path", status: ExitStatus.usage)
         }
-        guard data.range(of: Data("-----BEGIN CERTIFICATE-----".utf8)) != nil else {
+        guard String(decoding: data, as: UTF8.self).contains("-----BEGIN CERTIFICATE-----") else {
             throw CommandFailure(
                 message: "--cacert '\(cacert)' holds no PEM certificate ('-----BEGIN CERTIFICATE-----'); pass the CA's certificate in PEM form",
                 status: ExitStatus.usage)

@@ -11,7 +11,7 @@ import Darwin
 /// HEADERDATA, which stays valid because the loop holds the transfer while a
 /// request is in flight.
 final class Transfer: TransferQueueItem {
-    static let userAgent = "prefetch/0.1 (AssetCache)"
+    static let userAgent = "prefetch/\(AssetCacheVersion.current) (AssetCache)"
 
     let request: TransferRequest
     let ticket: TransferTicket
