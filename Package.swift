@@ -14,6 +14,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.65.0"),
+        // HTTPS in the fixture server, so tests cover private CAs over real TLS.
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.27.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
         // `swift package generate-documentation`: the DocC catalogs and Snippets/.
@@ -25,12 +27,17 @@ let package = Package(
         .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
         // Owns libpng's setjmp/longjmp error handling, which Swift cannot express.
         .target(name: "CPNG", linkerSettings: [.linkedLibrary("png16")]),
+        // The same for libjpeg; giflib and libwebp are plain C APIs, called from Swift.
+        .target(name: "CJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
+        // No pkg-config name: giflib ships a .pc file only in some distributions.
+        .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"])]),
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
         // syncfs(2) and statfs(2), which Swift's Glibc module does not show.
         .target(name: "CFileSync"),
         .target(
             name: "AssetCache",
             dependencies: [
-                "CCurl", "CZip", "CPNG", "CFileSync",
+                "CCurl", "CZip", "CPNG", "CJPEG", "CGIF", "CWebP", "CFileSync",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -43,6 +50,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .executableTarget(

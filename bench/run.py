@@ -10,20 +10,24 @@ in an order that rotates from round to round, prints one table of medians and
 writes it into BENCHMARKS.md between the bench:begin/end markers (the notes
 around them are kept).
 
-A  cold `prefetch run` of the 500-message session into an empty cache
+A  cold `prefetch run` of the 600-message session into an empty cache
 B  the same manifest again (warm); nginx's Last-Modified is old, so every asset
    has heuristic freshness and B makes no request
 A' B'  the same pair from a server that adds `Cache-Control: no-cache`, so B'
-   revalidates every asset (500 conditional GETs, 304s)
-C  `prefetch plan --json` over 1,000 and 10,000 messages reusing the 500 cached assets
-D  curl --parallel --parallel-max 8, then pngcheck and unzip (bench/baseline.sh)
+   revalidates every asset (600 conditional GETs, 304s)
+C  `prefetch plan --json` over 1,000 and 10,000 messages reusing the 600 cached assets
+D  curl --parallel --parallel-max 8, then pngcheck, djpeg, giftext -p, dwebp and
+   unzip (bench/baseline.sh)
 E  aria2c -j 8, then the same checks
-F  ready_ms of the session-start message, whose asset is the last of the 500,
+F  ready_ms of the session-start message, whose asset is the last of the 600,
    against ready_ms of a cold run of that message alone
 G  peak RSS (wait4 ru_maxrss) of A, and of a run whose only asset is a 1 GiB ZIP
    of stored data
-H  fsync, fdatasync and syncfs calls of a cold run (strace -f -c), and D without
-   its checks (curl download only)
+H  `prefetch run --limit-rate 200K` of 2 MiB in 8 assets from fixture-server: body
+   bytes over the time from the first request's arrival to the last response's
+   end, both from the server's --log, against the limit for the whole run
+I  fsync, fdatasync and syncfs calls of a cold run (strace -f -c), and D0: D
+   without its checks (curl download only)
 """
 
 import argparse
@@ -50,11 +54,12 @@ def log(text):
 
 
 class Result:
-    def __init__(self, seconds, rss_kib, status, stdout):
+    def __init__(self, seconds, rss_kib, status, stdout, cpu_seconds=0.0):
         self.seconds = seconds
         self.rss_kib = rss_kib
         self.status = status
         self.stdout = stdout
+        self.cpu_seconds = cpu_seconds
 
 
 def measure(argv, stdout_file=None, env=None):
@@ -76,7 +81,7 @@ def measure(argv, stdout_file=None, env=None):
         out.close()
     if err.strip():
         log(err.decode(errors="replace").strip()[:2000])
-    return Result(seconds, usage.ru_maxrss, child.returncode, captured)
+    return Result(seconds, usage.ru_maxrss, child.returncode, captured, usage.ru_utime + usage.ru_stime)
 
 
 def free_port():
@@ -110,7 +115,7 @@ error_log {self.prefix}/logs/error.log warn;
 events {{ worker_connections 512; }}
 http {{
     access_log off;
-    types {{ image/png png; application/zip zip; application/json json; }}
+    types {{ image/png png; image/jpeg jpg; image/gif gif; image/webp webp; application/zip zip; application/json json; }}
     default_type application/octet-stream;
     sendfile on;
     tcp_nopush on;
@@ -165,6 +170,46 @@ http {{
                 self.process.wait()
 
 
+# --- H: --limit-rate -----------------------------------------------------------
+
+LIMIT_RATE = 200 * 1024
+
+
+def limit_rate_sample(bin_dir, work, files=8, size=256 * 1024):
+    """One cold run of `prefetch --limit-rate 200K` over `files` assets of `size`
+    bytes from fixture-server (its --log gives each request's start and end).
+    Returns (bytes per second as the server saw them, a note)."""
+    root = os.path.join(work, "limit-rate")
+    www, cache, server_log = os.path.join(root, "www"), os.path.join(root, "cache"), os.path.join(root, "requests.jsonl")
+    shutil.rmtree(root, ignore_errors=True)
+    os.makedirs(www)
+    for i in range(files):
+        with open(os.path.join(www, f"asset{i}.bin"), "wb") as f:
+            f.write(bytes((i * 31 + j * 7) % 251 for j in range(size)))
+    # The smallest send buffer (Linux raises 1 to its floor of about 4.5 KiB): a
+    # response then ends in the log when the client has all but read it.
+    server = subprocess.Popen([os.path.join(bin_dir, "fixture-server"), "--root", www, "--log", server_log, "--send-buffer", "1"],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        base = server.stdout.readline().strip()
+        manifest = write_json(os.path.join(root, "m.json"), {"triggers": [
+            {"id": f"h{i}", "type": "inapp", "trigger_condition": [{"type": "open"}],
+             "data": {"type": "HTML", "asset_urls": [f"{base}/asset{i}.bin"]}} for i in range(files)]})
+        run = measure([os.path.join(bin_dir, "prefetch"), "run", manifest, "--limit-rate", "200K", "--cache-dir", cache, "--json"])
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(10)
+    if run.status != 0:
+        raise SystemExit(f"bench: prefetch --limit-rate exited {run.status}")
+    with open(server_log) as f:
+        requests = [json.loads(line) for line in f]
+    total = sum(r["body_bytes"] for r in requests)
+    if total != files * size:
+        raise SystemExit(f"bench: --limit-rate run moved {total} bytes, expected {files * size}")
+    seconds = max(r["ended"] for r in requests) - min(r["started"] for r in requests)
+    return total / seconds, f"{total / 1048576:.0f} MiB in {seconds:.2f} s by the server's log; prefetch's wall time {run.seconds:.2f} s"
+
+
 # --- manifests ----------------------------------------------------------------
 
 
@@ -202,7 +247,7 @@ def write_inputs(work, assets, nginx):
     paths = {
         "session": write_json(f"{m}/session.json", session(nginx.url())),
         "session-no-cache": write_json(f"{m}/session-no-cache.json", session(nginx.url(no_cache=True))),
-        "single": write_json(f"{m}/single.json", {"triggers": [message("m499", assets[last], nginx.url(), urgent=True, index=last)]}),
+        "single": write_json(f"{m}/single.json", {"triggers": [message(opener_id(assets), assets[last], nginx.url(), urgent=True, index=last)]}),
         "plan-1000": write_json(f"{m}/plan-1000.json", plan(1000)),
         "plan-10000": write_json(f"{m}/plan-10000.json", plan(10000)),
         "big": write_json(f"{m}/big.json", {"triggers": [message("big", {"path": "big/big.zip", "kind": "archive"}, nginx.url())]}),
@@ -215,18 +260,26 @@ def write_inputs(work, assets, nginx):
     with open(f"{lists}/aria2.txt", "w") as f:
         for a in assets:
             f.write(f'{nginx.url()}/{a["path"]}\n  out={a["path"]}\n')
-    with open(f"{lists}/pngs.txt", "w") as f:
-        f.writelines(a["path"] + "\n" for a in assets if a["kind"] == "image")
+    # One list per image format, for the checker of that format.
+    for name, suffix in (("pngs", ".png"), ("jpegs", ".jpg"), ("gifs", ".gif"), ("webps", ".webp")):
+        with open(f"{lists}/{name}.txt", "w") as f:
+            f.writelines(a["path"] + "\n" for a in assets if a["path"].endswith(suffix))
     with open(f"{lists}/zips.txt", "w") as f:
         f.writelines(a["path"] + "\n" for a in assets if a["kind"] == "archive")
     return paths, lists
+
+
+def opener_id(assets):
+    """The session-start message: the last one."""
+    return f"m{len(assets) - 1:03d}"
 
 
 # --- the runs -----------------------------------------------------------------
 
 
 class Bench:
-    def __init__(self, args):
+    def __init__(self, args, assets):
+        self.assets = assets
         self.bin = os.path.join(os.path.abspath(args.bin), "prefetch")
         self.work = os.path.abspath(args.work)
         self.samples = {}
@@ -260,15 +313,15 @@ class Bench:
         tag = "'" if no_cache else ""
         cache = os.path.join(self.work, "caches", "no-cache" if no_cache else "session")
         manifest = manifests["session-no-cache" if no_cache else "session"]
-        a, report = self.prefetch(["run", manifest], cache, fresh=True, expect_ready=500)
+        a, report = self.prefetch(["run", manifest], cache, fresh=True, expect_ready=len(self.assets))
         self.add("A" + tag, a.seconds)
         self.notes["A" + tag] = self.outcomes(report)
         if not no_cache:
             self.add("G_A", a.rss_kib)
-            opener = next(m for m in report["messages"] if m["id"] == "m499")
+            opener = next(m for m in report["messages"] if m["id"] == opener_id(self.assets))
             self.add("F", opener["ready_ms"] / 1000)
             self.notes["A objects"] = len(os.listdir(os.path.join(cache, "refs")))
-        b, report = self.prefetch(["run", manifest], cache, expect_ready=500)
+        b, report = self.prefetch(["run", manifest], cache, expect_ready=len(self.assets))
         self.add("B" + tag, b.seconds)
         self.notes["B" + tag] = self.outcomes(report)
         if not no_cache:
@@ -294,6 +347,11 @@ class Bench:
             raise SystemExit(f"bench: the {tool} pipeline exited {r.status}")
         self.add("D" if tool == "curl" else "E", r.seconds)
 
+    def run_limit_rate(self):
+        rate, note = limit_rate_sample(os.path.dirname(self.bin), self.work)
+        self.add("H", rate)
+        self.notes["H"] = note
+
     def run_big(self, manifests):
         cache = os.path.join(self.work, "caches", "big")
         r, report = self.prefetch(
@@ -303,7 +361,7 @@ class Bench:
         shutil.rmtree(cache, ignore_errors=True)
 
 
-# --- H: flushes of a cold run, and the download alone (issue 10) ----------------
+# --- I: flushes of a cold run, and D0: the download alone (issue 10) ------------
 
 FLUSH_CALLS = "fsync,fdatasync,syncfs"
 
@@ -325,8 +383,8 @@ def count_flushes(bench, manifests):
             fields = line.split()
             if len(fields) >= 5 and fields[-1] in FLUSH_CALLS.split(",") and fields[3].isdigit():
                 calls[fields[-1]] = int(fields[3])
-    bench.add("H", sum(calls.values()))
-    bench.notes["H"] = ", ".join(f"{n} {name}" for name, n in sorted(calls.items())) or "none"
+    bench.add("I", sum(calls.values()))
+    bench.notes["I"] = ", ".join(f"{n} {name}" for name, n in sorted(calls.items())) or "none"
     shutil.rmtree(cache, ignore_errors=True)
 
 
@@ -342,7 +400,7 @@ def download_only(bench, lists):
 
 def flush_rows(s, bench, row):
     row("D0 curl --parallel-max 8, download only", f"{s['D0'] * 1000:.0f} ms")
-    row("H  flush calls of a cold run (strace -f -c)", f"{s['H']:.0f}", "<= 64", s["H"] <= 64, bench.notes.get("H", ""))
+    row("I  flush calls of a cold run (strace -f -c)", f"{s['I']:.0f}", "<= 64", s["I"] <= 64, bench.notes.get("I", ""))
     row("A/D0", f"{s['A'] / s['D0']:.2f}", "<= 2.0", s["A"] / s["D0"] <= 2.0)
 
 
@@ -358,16 +416,20 @@ def versions(binary):
             return text[0].strip() if text else "?"
         except OSError:
             return "?"
-    libs = first_line(["pkg-config", "--modversion", "libcurl", "libpng", "libzip"])
-    mods = subprocess.run(["pkg-config", "--modversion", "libcurl", "libpng", "libzip"], capture_output=True, text=True).stdout.split()
+    names = ["libcurl", "libpng", "libzip", "libjpeg", "libgif", "libwebp"]
+    libs = first_line(["pkg-config", "--modversion"] + names)
+    mods = subprocess.run(["pkg-config", "--modversion"] + names, capture_output=True, text=True).stdout.split()
     return {
         "prefetch": first_line([binary, "--version"]),
         "swift": first_line(["swift", "--version"]),
-        "libcurl / libpng / libzip": " / ".join(mods) if mods else libs,
+        " / ".join(names): " / ".join(mods) if mods else libs,
         "nginx": first_line([shutil.which("nginx") or "/usr/sbin/nginx", "-v"]),
         "curl": first_line(["curl", "--version"]).split(" (")[0],
         "aria2c": first_line(["aria2c", "--version"]),
         "pngcheck": first_line(["pngcheck", "-h"]).rstrip(","),
+        "djpeg": first_line(["djpeg", "-version"]).split(" (")[0],
+        "dwebp": first_line(["dwebp", "-version"]),
+        "giftext": first_line(["giftext", "-h"]).split(",")[0],
         "unzip": first_line(["unzip", "-v"]).split(", by")[0],
         "python (corpus)": platform.python_version(),
     }
@@ -395,21 +457,24 @@ def table(bench, rounds):
         verdict = "" if ok is None else ("met" if ok else "MISSED")
         rows.append((name, value, target, verdict, note))
 
-    row("A  cold prefetch run, 500 messages", ms(s["A"]), note=bench.notes.get("A", ""))
+    row(f"A  cold prefetch run, {len(bench.assets)} messages", ms(s["A"]), note=bench.notes.get("A", ""))
     row("B  warm run, same manifest", ms(s["B"]), note=bench.notes.get("B", ""))
     row("A' cold run, server sends no-cache", ms(s["A'"]), note=bench.notes.get("A'", ""))
     row("B' warm run, server sends no-cache", ms(s["B'"]), note=bench.notes.get("B'", ""))
     row("C  plan --json, 1,000 messages", ms(s["C1000"]))
     row("C  plan --json, 10,000 messages", ms(s["C10000"]), "<= 150 ms", s["C10000"] <= 0.150)
     row("C  plan (text report), 10,000 messages", ms(s["C10000_text"]), "<= 150 ms", s["C10000_text"] <= 0.150)
-    row("D  curl --parallel-max 8 + pngcheck + unzip", ms(s["D"]))
-    row("E  aria2c -j 8 + pngcheck + unzip", ms(s["E"]))
-    row("F  ready_ms of the open message, last of 500", ms(s["F"]))
+    row("D  curl --parallel-max 8 + image checkers + unzip", ms(s["D"]))
+    row("E  aria2c -j 8 + image checkers + unzip", ms(s["E"]))
+    row(f"F  ready_ms of the open message, last of {len(bench.assets)}", ms(s["F"]))
     row("F  ready_ms of that message alone", ms(s["F_alone"]), note=f"wall {ms(s['F_alone_wall'])}")
     row("G  peak RSS of A", mib(s["G_A"]), "<= 64 MiB", s["G_A"] <= 64 * 1024)
     if "G_big" in s:
         row("G  peak RSS, one 1 GiB stored ZIP", mib(s["G_big"]), "<= 64 MiB", s["G_big"] <= 64 * 1024,
             f"wall {ms(s['G_big_wall'])}")
+    if "H" in s:
+        row("H  --limit-rate 200K, 2 MiB in 8 assets", f"{s['H'] / 1024:.1f} KiB/s", "<= 200 KiB/s", s["H"] <= LIMIT_RATE,
+            bench.notes.get("H", ""))
     row("A/D", f"{s['A'] / s['D']:.2f}", "<= 0.50", s["A"] / s["D"] <= 0.5)
     row("A/E", f"{s['A'] / s['E']:.2f}", "<= 0.50", s["A"] / s["E"] <= 0.5)
     row("B/A", f"{s['B'] / s['A']:.3f}", "<= 0.10", s["B"] / s["A"] <= 0.10)
@@ -430,20 +495,37 @@ def table(bench, rounds):
     return "\n".join(lines), [r for r in rows if r[3] == "MISSED"]
 
 
-def write_benchmarks(text):
+def write_benchmarks(text, begin=BEGIN, end=END):
     path = os.path.join(TOP, "BENCHMARKS.md")
     before, after = "# Benchmarks\n\n", ""
     if os.path.exists(path):
         with open(path) as f:
             current = f.read()
-        if BEGIN in current and END in current:
-            before = current.split(BEGIN)[0]
-            after = current.split(END, 1)[1]
+        if begin in current and end in current:
+            before = current.split(begin)[0]
+            after = current.split(end, 1)[1]
         else:
             before = current + "\n"
     with open(path, "w") as f:
-        f.write(before + BEGIN + "\n" + text + "\n" + END + after)
+        f.write(before + begin + "\n" + text + "\n" + end + after)
     return path
+
+
+def describe(assets):
+    """"600 messages: 400 PNGs, 60 JPEGs, ..." from the corpus itself."""
+    counts = {}
+    for a in assets:
+        kind = "HTML ZIP bundles" if a["kind"] == "archive" else a["path"].rsplit(".", 1)[1].upper().replace("JPG", "JPEG") + "s"
+        counts[kind] = counts.get(kind, 0) + 1
+    return f"{len(assets)} messages: " + ", ".join(f"{n} {k}" for k, n in counts.items())
+
+
+def distinct(corpus, assets):
+    contents = set()
+    for a in assets:
+        with open(os.path.join(corpus, "www", a["path"]), "rb") as f:
+            contents.add(hash(f.read()))
+    return len(contents)
 
 
 def main():
@@ -464,7 +546,7 @@ def main():
     with open(os.path.join(corpus, "assets.json")) as f:
         assets = json.load(f)["assets"]
 
-    bench = Bench(args)
+    bench = Bench(args, assets)
     nginx = Nginx(bench.work, os.path.join(corpus, "www"))
     try:
         manifests, lists = write_inputs(bench.work, assets, nginx)
@@ -477,8 +559,9 @@ def main():
             ("A' B'", lambda: bench.run_cold_warm(manifests, no_cache=True)),
             ("E aria2", lambda: bench.run_baseline("aria2", lists)),
             ("F alone", lambda: bench.run_single(manifests)),
+            ("H limit-rate", bench.run_limit_rate),
             ("D0 download", lambda: download_only(bench, lists)),
-            ("H flushes", lambda: count_flushes(bench, manifests)),
+            ("I flushes", lambda: count_flushes(bench, manifests)),
         ]
         if not args.no_big:
             jobs.append(("G 1 GiB", lambda: bench.run_big(manifests)))
@@ -503,8 +586,8 @@ def main():
         f"medians of {args.rounds} rounds (after one warm-up round), the runs alternating within each round.",
         "",
         f"- machine: {machine()}",
-        f"- corpus: 500 messages, 400 PNGs and 100 HTML ZIP bundles, {corpus_bytes / 1048576:.0f} MiB over 500 URLs, "
-        f"450 distinct contents (bench/corpus.py); nginx on 127.0.0.1",
+        f"- corpus: {describe(assets)}, {corpus_bytes / 1048576:.0f} MiB over {len(assets)} URLs, "
+        f"{distinct(corpus, assets)} distinct contents (bench/corpus.py); nginx on 127.0.0.1",
         "- versions: " + "; ".join(f"{k} {v}" for k, v in info.items()),
         "",
         rendered,

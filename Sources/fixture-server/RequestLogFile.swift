@@ -1,5 +1,10 @@
 import FixtureServer
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
 
 /// `--log FILE`: one JSON line per completed request, appended with O_APPEND
 /// so that lines from concurrent connections never interleave.
@@ -13,9 +18,12 @@ final class RequestLogFile: Sendable {
         var ifNoneMatch: String?
         var ifModifiedSince: String?
         var ifRange: String?
+        var headers: [String: String]
+        var started: Double
+        var ended: Double
 
         enum CodingKeys: String, CodingKey {
-            case method, target, status, range
+            case method, target, status, range, headers, started, ended
             case bodyBytes = "body_bytes"
             case ifNoneMatch = "if-none-match"
             case ifModifiedSince = "if-modified-since"
@@ -48,7 +56,8 @@ final class RequestLogFile: Sendable {
             bodyBytes: request.bodyBytes, range: request.headers["range"],
             ifNoneMatch: request.headers["if-none-match"],
             ifModifiedSince: request.headers["if-modified-since"],
-            ifRange: request.headers["if-range"])
+            ifRange: request.headers["if-range"], headers: request.headers,
+            started: request.startedAt, ended: request.endedAt)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard var data = try? encoder.encode(line) else { return }

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
 import InAppDelivery
 
 /// Writes `simulate`'s decisions: one JSON line each (`--json`), or a timeline
@@ -17,7 +22,7 @@ struct DecisionPrinter {
             out += "\n"
         }
         if !json { out += summary(decisions) + "\n" }
-        FileHandle.standardOutput.write(Data(out.utf8))
+        Console.standardOutput.write(out.utf8)
     }
 
     /// Written by hand so that the keys keep DESIGN §9's order: at, action,

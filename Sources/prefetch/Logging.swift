@@ -1,5 +1,10 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
 import Logging
 
 /// `--log-level` and `PREFETCH_LOG_LEVEL`: swift-log's levels by name.

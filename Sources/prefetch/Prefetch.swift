@@ -1,14 +1,18 @@
 import ArgumentParser
+import AssetCache
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
 
 @main
 struct Prefetch: AsyncParsableCommand {
-    static let version = "0.1.0"
-
     static let configuration = CommandConfiguration(
         commandName: "prefetch",
         abstract: "Prefetch, validate and cache the assets of in-app messages.",
-        version: version,
+        version: AssetCacheVersion.current,
         subcommands: [Run.self, Plan.self, Status.self, Verify.self, GC.self, Simulate.self],
         defaultSubcommand: Run.self
     )
@@ -26,8 +30,8 @@ struct Prefetch: AsyncParsableCommand {
             }
         } catch {
             if exitCode(for: error) == .validationFailure {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
-                Foundation.exit(ExitStatus.usage)
+                Console.standardError.writeLine(fullMessage(for: error))
+                Glibc.exit(ExitStatus.usage)
             }
             exit(withError: error)
         }

@@ -1,5 +1,10 @@
 import AssetCache
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
 
 /// Writes a report for people (a summary and the discards) or for programs (`--json`).
 struct ReportPrinter {
@@ -13,11 +18,11 @@ struct ReportPrinter {
     func print(_ report: PrefetchReport) {
         warnAboutStorage(report)
         if options.json {
-            FileHandle.standardOutput.write(Data(report.prettyJSON() + [0x0A]))
+            Console.standardOutput.write(report.prettyJSON() + [0x0A])
             return
         }
         if options.quiet { return }
-        FileHandle.standardOutput.write(Data(text(report).utf8))
+        Console.standardOutput.write(text(report).utf8)
     }
 
     /// The summary, then one line per discarded message (every message with
@@ -40,7 +45,7 @@ struct ReportPrinter {
         ]
         return "\(totals.messages) messages: " + counts.joined(separator: ", ")
             + "; \(totals.assets) assets, \(ByteCount.format(totals.downloadedBytes)) downloaded in "
-            + String(format: "%.2f s", Double(report.durationMs) / 1000)
+            + DecimalText.fixed(Double(report.durationMs) / 1000, digits: 2) + " s"
     }
 
     private func count(_ value: Int, _ label: String, _ paint: (String) -> String) -> String {
@@ -49,14 +54,14 @@ struct ReportPrinter {
 
     func line(for message: MessageReport, idWidth: Int) -> String {
         let verdict = message.verdict
-        let status = verdict.status.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)
+        let status = verdict.status.rawValue.padded(to: 9)
         let painted = switch verdict.status {
         case .ready: style.green(status)
         case .discarded: style.red(status)
         case .deferred: style.yellow(status)
         case .expired: style.dim(status)
         }
-        var text = "  \(painted)  " + message.id.padding(toLength: max(idWidth, message.id.count), withPad: " ", startingAt: 0)
+        var text = "  \(painted)  " + message.id.padded(to: idWidth)
         if let reason = verdict.reason { text += "  \(reason.rawValue)" }
         if let url = verdict.failingURL { text += "  \(url)" }
         if let detail = verdict.detail { text += style.dim("  (\(Self.shorten(detail, naming: verdict.failingURL)))") }
@@ -68,7 +73,7 @@ struct ReportPrinter {
     /// The URL has a column of its own; the detail need not say it again.
     static func shorten(_ detail: String, naming url: AssetURL?) -> String {
         guard let url else { return detail }
-        return detail.replacingOccurrences(of: " from \(url)", with: "").replacingOccurrences(of: url.string, with: "it")
+        return detail.replacing(" from \(url)", with: "").replacing(url.string, with: "it")
     }
 
     /// Exit 74 deserves a sentence on stderr, even with `--json` or `--quiet`.
@@ -83,6 +88,11 @@ struct ReportPrinter {
 }
 
 extension String {
+    /// Spaces after the text up to `width` characters, for columns.
+    fileprivate func padded(to width: Int) -> String {
+        self + String(repeating: " ", count: max(0, width - count))
+    }
+
     fileprivate func trimmingTrailingSpaces() -> String {
         var text = self
         while text.last == " " { text.removeLast() }
@@ -99,6 +109,6 @@ enum ByteCount {
             value /= 1024
             unit += 1
         }
-        return unit == 0 ? "\(bytes) B" : String(format: "%.1f ", value) + units[unit]
+        return unit == 0 ? "\(bytes) B" : DecimalText.fixed(value, digits: 1) + " " + units[unit]
     }
 }

@@ -1,9 +1,15 @@
 import ArgumentParser
 import AssetCache
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
 
 struct Status: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Size, counts, budget and the last run of the cache.")
+    static let configuration = CommandConfiguration(
+        commandName: "status", abstract: "Size, counts, budget and the last run of the cache.")
 
     @OptionGroup var common: CommonOptions
 
@@ -32,7 +38,7 @@ struct Status: ParsableCommand {
             if common.json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                FileHandle.standardOutput.write(try encoder.encode(output) + Data("\n".utf8))
+                Console.standardOutput.write(try encoder.encode(output) + Data("\n".utf8))
             } else if !common.quiet {
                 print(text(output))
             }
@@ -46,7 +52,7 @@ struct Status: ParsableCommand {
         let percent = output.budget > 0 ? Double(output.bytes) / Double(output.budget) * 100 : 0
         var lines = [
             "cache   \(output.cache_dir)",
-            "size    \(ByteCount.format(output.bytes)) of \(ByteCount.format(output.budget)) budget (\(String(format: "%.0f", percent))%)"
+            "size    \(ByteCount.format(output.bytes)) of \(ByteCount.format(output.budget)) budget (\(DecimalText.fixed(percent, digits: 0))%)"
                 + (output.tmp_bytes > 0 ? ", and \(ByteCount.format(output.tmp_bytes)) in tmp/" : ""),
             "holds   \(output.objects) objects, \(output.trees) unpacked trees, \(output.refs) refs",
         ]

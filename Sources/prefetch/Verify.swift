@@ -1,9 +1,15 @@
 import ArgumentParser
 import AssetCache
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
 
 struct Verify: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "verify",
         abstract: "Re-hash every object and check every tree and ref; exit 1 if anything is wrong.")
 
     @OptionGroup var common: CommonOptions
@@ -27,7 +33,7 @@ struct Verify: ParsableCommand {
             problems = store.verify()
             if repair { store.repair(problems) }
             for problem in problems {
-                FileHandle.standardError.write(Data("prefetch: \(problem)\(repair ? " (removed)" : "")\n".utf8))
+                Console.standardError.writeLine("prefetch: \(problem)\(repair ? " (removed)" : "")")
             }
             if problems.isEmpty && !common.quiet {
                 let usage = store.usage()

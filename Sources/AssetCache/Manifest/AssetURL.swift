@@ -21,7 +21,7 @@ public struct AssetURL: Sendable, Hashable, Comparable, CustomStringConvertible 
         guard raw.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }) else {
             throw .malformed("contains spaces or control characters")
         }
-        guard let schemeEnd = raw.range(of: "://") else {
+        guard let schemeEnd = raw.firstRange(of: "://") else {
             let scheme = raw.split(separator: ":", maxSplits: 1).first.map(String.init) ?? raw
             throw raw.contains(":") ? .unsupportedScheme(scheme.lowercased()) : .malformed("has no scheme")
         }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Logging
 import Synchronization
 
@@ -47,8 +51,8 @@ public final class Prefetcher: Sendable {
         }
         if let stoppedEarly { engine?.cancelAll(reason: stoppedEarly) }
         let committer = AssetCommit(store: store, options: options, integrity: manifest.integrity, now: now)
-        let validation = BlockingPool(width: options.validationWorkers, name: "AssetCache.validation")
-        let commitPool = BlockingPool(width: options.commitWorkers, name: "AssetCache.commit")
+        let validation = BlockingPool(width: options.validationWorkers, name: "validation")
+        let commitPool = BlockingPool(width: options.commitWorkers, name: "commit")
         defer {
             validation.shutdown()
             commitPool.shutdown()

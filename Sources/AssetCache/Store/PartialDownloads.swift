@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Glibc
 
 /// Interrupted downloads kept for resume (DESIGN §7): `tmp/partial/<sha256(url)>`
