@@ -87,8 +87,8 @@ public final class Prefetcher: Sendable {
                     }
                     if !item.isUrgent { await headStart.wait() }
                     let record = await pipeline.process(item)
-                    await commits.leave()
                     if item.isUrgent { headStart.urgentFinished() }
+                    await commits.leave()
                     return record
                 }
             }
