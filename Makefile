@@ -3,7 +3,7 @@ SWIFT ?= swift
 SYSTEM_PACKAGES = libcurl4-openssl-dev libzip-dev libpng-dev pkg-config
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build test demo fixtures bench docs man completions clean
+.PHONY: deps build test test-docs python-deps demo fixtures bench docs man completions clean
 
 # Installs the C libraries only when pkg-config cannot find them.
 deps:
@@ -17,6 +17,24 @@ build: deps
 
 test: deps
 	$(SWIFT) test
+	@$(MAKE) --no-print-directory test-docs
+
+# The documentation's own tests, after the suite: every relative link of README.md,
+# docs/ and the DocC catalogs resolves inside the repository; real outputs validate
+# against docs/schemas/; the command examples of README.md and docs/ print what
+# they show (scripts/doc-examples.py says how they are written).
+test-docs: deps python-deps
+	$(SWIFT) build
+	python3 scripts/doc-links.py
+	python3 scripts/schema-check.py --bin "$$($(SWIFT) build --show-bin-path)"
+	python3 scripts/doc-examples.py --bin "$$($(SWIFT) build --show-bin-path)"
+
+# Python's jsonschema for scripts/schema-check.py: Debian's package, else pip's.
+python-deps:
+	@python3 -c 'import jsonschema' 2>/dev/null || { \
+		echo "Installing python3-jsonschema with apt-get"; \
+		$(SUDO) apt-get update && $(SUDO) apt-get install -y python3-jsonschema; \
+		python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install --user jsonschema; }
 
 demo: build
 	@scripts/demo.sh "$$($(SWIFT) build --show-bin-path)"

@@ -54,7 +54,7 @@ struct FixtureServerCommand: AsyncParsableCommand {
         return ExitCode(2)
     }
 
-    /// Usage errors exit 2, as every CLI of this package does (DESIGN §6),
+    /// Usage errors exit 2, as every CLI of this package does (docs/cli.md),
     /// rather than the parser's default of 64.
     static func main() async {
         do {

@@ -13,7 +13,7 @@ struct Prefetch: AsyncParsableCommand {
         defaultSubcommand: Run.self
     )
 
-    /// Usage errors exit 2 like every other "nothing was changed" refusal (DESIGN §6),
+    /// Usage errors exit 2 like every other "nothing was changed" refusal (docs/cli.md),
     /// not with the argument parser's 64.
     static func main() async {
         do {
@@ -44,7 +44,7 @@ struct Prefetch: AsyncParsableCommand {
     }
 }
 
-/// The exit codes of DESIGN §6.
+/// The exit codes of docs/cli.md.
 enum ExitStatus {
     static let ok: Int32 = 0
     static let someDiscarded: Int32 = 1

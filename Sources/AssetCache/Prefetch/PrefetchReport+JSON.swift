@@ -73,20 +73,23 @@ extension AssetRecord {
 }
 
 /// JSON text indented by two spaces, `"key" : value`, as JSONEncoder's
-/// `.prettyPrinted` writes it.
-struct PrettyJSON {
-    private(set) var bytes: [UInt8] = []
+/// `.prettyPrinted` writes it, with keys in the order they are written: every
+/// JSON output of prefetch keeps the order its documentation lists.
+package struct PrettyJSON {
+    package private(set) var bytes: [UInt8] = []
     /// Per open container: whether it has no member yet.
     private var empty: [Bool] = []
     private var afterKey = false
 
-    mutating func object(_ members: (inout PrettyJSON) -> Void) {
+    package init() {}
+
+    package mutating func object(_ members: (inout PrettyJSON) -> Void) {
         open(UInt8(ascii: "{"))
         members(&self)
         close(UInt8(ascii: "}"))
     }
 
-    mutating func array<S: Sequence>(_ elements: S, _ write: (inout PrettyJSON, S.Element) -> Void) {
+    package mutating func array<S: Sequence>(_ elements: S, _ write: (inout PrettyJSON, S.Element) -> Void) {
         open(UInt8(ascii: "["))
         for element in elements {
             startMember()
@@ -96,7 +99,7 @@ struct PrettyJSON {
         close(UInt8(ascii: "]"))
     }
 
-    mutating func key(_ name: StaticString) {
+    package mutating func key(_ name: StaticString) {
         startMember()
         bytes.append(UInt8(ascii: "\""))
         bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
@@ -104,7 +107,7 @@ struct PrettyJSON {
         afterKey = true
     }
 
-    mutating func string(_ text: String) {
+    package mutating func string(_ text: String) {
         value()
         bytes.append(UInt8(ascii: "\""))
         for byte in text.utf8 {
@@ -127,14 +130,25 @@ struct PrettyJSON {
         bytes.append(UInt8(ascii: "\""))
     }
 
-    mutating func integer(_ number: some BinaryInteger) {
+    package mutating func integer(_ number: some BinaryInteger) {
         value()
         bytes.append(contentsOf: Array(String(number).utf8))
     }
 
-    mutating func null() {
+    package mutating func null() {
         value()
         bytes.append(contentsOf: Array("null".utf8))
+    }
+
+    package mutating func bool(_ flag: Bool) {
+        value()
+        bytes.append(contentsOf: Array((flag ? "true" : "false").utf8))
+    }
+
+    /// As JSONEncoder writes a Double: the shortest text that reads back the same.
+    package mutating func number(_ number: Double) {
+        value()
+        bytes.append(contentsOf: Array("\(number)".utf8))
     }
 
     /// A value stands after a key or as an array element.

@@ -1,4 +1,4 @@
-/// Decides whether a downloaded file is an image a message can show (DESIGN §3, §8).
+/// Decides whether a downloaded file is an image a message can show (docs/limits.md).
 package enum ImageValidator {
     /// Full validation: PNG via CPNG; JPEG/GIF/WebP by structure (signature,
     /// well-formed segments/blocks/RIFF chunks, proper end marker), read with a small
