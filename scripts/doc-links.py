@@ -24,8 +24,8 @@ def documents():
     return paths
 
 
-def without_code(text):
-    """The text with fenced blocks and inline code blanked (line numbers kept)."""
+def without_code(text, inline=True):
+    """The text with fenced blocks (and inline code) blanked, line numbers kept."""
     lines, fence = text.split("\n"), None
     for index, line in enumerate(lines):
         match = re.match(r"^\s*(```+|~~~+)", line)
@@ -35,7 +35,8 @@ def without_code(text):
             if line.strip() == fence:
                 fence = None
             lines[index] = ""
-    return re.sub(r"`[^`\n]*`", "", "\n".join(lines))
+    text = "\n".join(lines)
+    return re.sub(r"`[^`\n]*`", "", text) if inline else text
 
 
 def slug(heading):
@@ -47,7 +48,7 @@ def slug(heading):
 
 def anchors(path):
     with open(path, encoding="utf-8") as f:
-        text = without_code(f.read())
+        text = without_code(f.read(), inline=False)
     seen, result = {}, set()
     for match in re.finditer(r"(?m)^#{1,6}\s+(.+?)\s*#*\s*$", text):
         base = slug(match.group(1))

@@ -8,6 +8,17 @@ struct Prefetch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "prefetch",
         abstract: "Prefetch, validate and cache the assets of in-app messages.",
+        // Also the man page's DESCRIPTION (make man): the exit codes belong there.
+        discussion: """
+            Exit codes of run and plan, the first that applies: 2 usage error, invalid manifest or \
+            events file, or refused cache directory (nothing was changed); 75 another writer holds \
+            the cache's lock; 69 the manifest URL could not be fetched (nothing was changed); 130 or \
+            143 SIGINT or SIGTERM stopped the run cleanly, partial downloads kept; 74 the cache \
+            could not be written; 1 some message was discarded; 0 every message ready, deferred or \
+            expired. verify: 0 clean, 1 problems found. simulate: 0 once the replay is complete. \
+            status and gc: 0. Every subcommand exits 2 for a usage error and 75 when a writer \
+            finds the cache locked.
+            """,
         version: version,
         subcommands: [Run.self, Plan.self, Status.self, Verify.self, GC.self, Simulate.self],
         defaultSubcommand: Run.self
