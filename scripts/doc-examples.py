@@ -7,20 +7,21 @@ Without files: README.md, docs/*.md and the DocC articles (Sources/*/*.docc/*.md
 `make test` runs it after `swift test`; it exits 1 when an output differs.
 
 A runnable example is a ```console block. In it, a line starting with "$ " is a
-command (a line ending in a backslash continues on the next line, which starts
-with "> "); the lines after it, up to the next "$ ", are what it prints, stdout
-and stderr together. A command that exits with a status other than 0 ends its
+command, continued by the lines right after it that start with "> " (a line
+ending in a backslash, a here-document); the lines after it, up to the next
+"$ ", are what it prints, stdout and stderr together. A command that exits with a status other than 0 ends its
 output with the line "[exit N]". Blocks of any other language (```sh, ```text)
 are shown, not run: installation as root, cron lines, illustrative output.
 
 Each document is one shell session (bash, in the repository's root, stdin from
 /dev/null): a variable exported or a job started in one block is there in the
-next. The session gets a throwaway directory for /tmp, its own HOME, and a free
-port for 8765:
+next. The session gets a throwaway directory for /tmp, its own HOME, and free
+ports for 8765 and 8443:
 
 - "/tmp/" in a command is the session's own directory, and reads back as "/tmp/"
   in the output, so the documents show the paths a reader gets;
-- "8765" in a command is a free port on loopback, and reads back as "8765";
+- "8765" and "8443" in a command are free ports on loopback, and read back as
+  themselves;
 - a command ending in "&" runs in the background: the session waits until it has
   printed its first line (fixture-server prints its URL once it listens), and its
   output is not compared; whatever the document left running is stopped at the
@@ -48,7 +49,7 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DOC_PORT = "8765"
+DOC_PORTS = ["8765", "8443"]
 ELLIPSIS = "…"
 
 # What may differ from one run to the next, and nothing else.
@@ -59,6 +60,9 @@ MASKS = [
     (re.compile(r"\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z\b"), "<time>"),
     # Timings and clock times in JSON.
     (re.compile(r'"(duration_ms|ready_ms|finished_at)" ?: ?[0-9.e+]+'), r'"\1" : <n>'),
+    # What signify makes at random: a key's number, a public key.
+    (re.compile(r"(?<![0-9a-f])[0-9a-f]{16}(?![0-9a-f])"), "<key number>"),
+    (re.compile(r"^RW[A-Za-z0-9+/]{54}$"), "<signify public key>"),
     # Timings and clock times in a Prometheus text file.
     (re.compile(r"^(prefetch_\w*(seconds|timestamp)\w*(\{[^}]*\})?) [0-9.e+]+$"), r"\1 <n>"),
 ]
@@ -109,7 +113,7 @@ def parse(path):
                 if current is not None:
                     current.end = index
                 command, start = text[2:], index
-                while command.endswith("\\") and index + 1 < len(lines) and lines[index + 1][indent:].startswith("> "):
+                while index + 1 < len(lines) and lines[index + 1][indent:].startswith("> "):
                     index += 1
                     command = command + "\n" + lines[index][indent + 2:]
                 current = Example(path, start + 1, command)
@@ -129,11 +133,13 @@ def free_port():
         return s.getsockname()[1]
 
 
-def session_script(examples, scratch, port, work):
+def session_script(examples, scratch, ports, work):
     """One bash script that runs every command, each one's output to its own file."""
     parts = ["set +e", f"cd {sh_quote(ROOT)}", "exec </dev/null"]
     for number, example in enumerate(examples):
-        command = example.command.replace("/tmp/", scratch + "/").replace(DOC_PORT, str(port))
+        command = example.command.replace("/tmp/", scratch + "/")
+        for documented, port in ports.items():
+            command = command.replace(documented, str(port))
         out = f"{work}/out.{number}"
         rc = f"{work}/rc.{number}"
         if command.rstrip().endswith("&") and not command.rstrip().endswith("&&"):
@@ -154,7 +160,9 @@ def run_session(path, examples, bin_dir, timeout):
     """Runs one document's commands; returns each one's output lines (already read back)."""
     scratch = tempfile.mkdtemp(prefix="doc-examples.")
     work = tempfile.mkdtemp(prefix="doc-examples-work.")
-    port = free_port()
+    ports = {}
+    while len(set(ports.values())) < len(DOC_PORTS):
+        ports = {documented: free_port() for documented in DOC_PORTS}
     env = {
         "PATH": (bin_dir + os.pathsep if bin_dir else "") + os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": os.path.join(scratch, "home"),
@@ -164,7 +172,7 @@ def run_session(path, examples, bin_dir, timeout):
     os.makedirs(env["HOME"])
     script = os.path.join(work, "session.sh")
     with open(script, "w") as f:
-        f.write(session_script(examples, scratch, port, work))
+        f.write(session_script(examples, scratch, ports, work))
     process = subprocess.Popen(["bash", script], cwd=ROOT, env=env, start_new_session=True,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -188,8 +196,10 @@ def run_session(path, examples, bin_dir, timeout):
         except FileNotFoundError:
             results.append(None)
             continue
-        lines = [l.rstrip() for l in text.replace(scratch + "/", "/tmp/").replace(scratch, "/tmp")
-                 .replace(f"127.0.0.1:{port}", f"127.0.0.1:{DOC_PORT}").split("\n")]
+        text = text.replace(scratch + "/", "/tmp/").replace(scratch, "/tmp")
+        for documented, port in ports.items():
+            text = text.replace(f"127.0.0.1:{port}", f"127.0.0.1:{documented}")
+        lines = [l.rstrip() for l in text.split("\n")]
         while lines and lines[-1] == "":
             lines.pop()
         if example_runs_in_background(examples[number]):
