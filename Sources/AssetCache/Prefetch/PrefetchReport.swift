@@ -90,7 +90,7 @@ public struct MessageReport: Sendable, Encodable {
         try container.encodeIfPresent(verdict.reason, forKey: .reason)
         try container.encodeIfPresent(verdict.detail, forKey: .detail)
         try container.encodeIfPresent(readyMs, forKey: .readyMs)
-        try container.encode(verdict.assets.map { LocalAsset(url: $0.url.string, kind: $0.kind, path: $0.path) }, forKey: .assets)
+        try container.encode(verdict.assets.map { LocalAsset(url: $0.url.redacted, kind: $0.kind, path: $0.path) }, forKey: .assets)
     }
 }
 
@@ -106,7 +106,7 @@ extension AssetRecord: Encodable {
 
     public func encode(to encoder: Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(url.string, forKey: .url)
+        try container.encode(url.redacted, forKey: .url)
         try container.encode(kind, forKey: .kind)
         try container.encode(outcome, forKey: .outcome)
         try container.encodeIfPresent(sha256, forKey: .sha256)

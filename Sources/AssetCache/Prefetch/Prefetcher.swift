@@ -71,8 +71,12 @@ public final class Prefetcher: Sendable {
             try? await Task.sleep(for: limit)
             headStart.open()
         }
+        // A bounded window of assets in progress, fed in plan order (which is
+        // priority order): memory follows the concurrency, not the manifest.
         await withTaskGroup(of: AssetRecord.self) { group in
-            for item in plan.fetch {
+            var next = plan.fetch.makeIterator()
+            func startNext() {
+                guard let item = next.next() else { return }
                 group.addTask {
                     if let engineFailure { return .failed(item, engineFailure, attempts: 0, finishedMs: pipeline.elapsedMs()) }
                     guard item.isUrgent else {
@@ -84,10 +88,12 @@ public final class Prefetcher: Sendable {
                     return record
                 }
             }
-            for await record in group {
+            for _ in 0..<options.pipelineWindow { startNext() }
+            while let record = await group.next() {
                 records[record.url] = record
                 Self.log(record, to: logger)
                 progress?.finished(record)
+                startNext()
             }
         }
         ticker?.cancel()
