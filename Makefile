@@ -48,16 +48,19 @@ fixtures:
 
 # The benchmark of issue 6 (bench/run.py): installs nginx, curl, aria2, pngcheck and
 # unzip when missing, builds prefetch in release mode, prints the table and writes
-# BENCHMARKS.md. BENCH_ARGS passes options on, e.g. BENCH_ARGS="--rounds 7 --no-big".
+# BENCHMARKS.md. BENCH_ARGS passes options on, e.g. BENCH_ARGS="--rounds 7 --no-big",
+# or BENCH_ARGS="--only-bounds" for rows H and I (bench/bounds.py) alone.
 BENCH_TOOLS = nginx curl aria2c pngcheck unzip python3
-BENCH_PACKAGES = nginx curl aria2 pngcheck unzip python3
+BENCH_PACKAGES = nginx curl aria2 pngcheck unzip python3 time
 bench: deps
 	@PATH="$$PATH:/usr/sbin"; for tool in $(BENCH_TOOLS); do command -v $$tool >/dev/null 2>&1 || missing=1; done; \
+	[ -x /usr/bin/time ] || missing=1; \
 	if [ -n "$$missing" ]; then \
 		echo "Installing $(BENCH_PACKAGES) with apt-get"; \
 		$(SUDO) apt-get update && $(SUDO) apt-get install -y $(BENCH_PACKAGES); \
 	fi
 	$(SWIFT) build -c release --product prefetch
+	$(SWIFT) build -c release --product fixture-server
 	python3 bench/run.py --bin "$$($(SWIFT) build -c release --show-bin-path)" $(BENCH_ARGS)
 
 clean:
