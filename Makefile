@@ -3,7 +3,7 @@ SWIFT ?= swift
 SYSTEM_PACKAGES = libcurl4-openssl-dev libzip-dev libpng-dev libjpeg62-turbo-dev libgif-dev libwebp-dev pkg-config
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build test demo fixtures bench docs man completions clean
+.PHONY: deps test-deps build test demo fixtures bench docs man completions clean
 
 # Installs the C libraries only when pkg-config cannot find them (giflib has no
 # pkg-config file before 5.2, so its header is looked for instead).
@@ -17,7 +17,17 @@ deps:
 build: deps
 	$(SWIFT) build
 
-test: deps
+# The tests make a private CA with openssl and sign manifests with signify-openbsd,
+# as operators and publishers do; a missing tool fails its tests, it never skips them.
+TEST_TOOLS = openssl signify-openbsd
+test-deps:
+	@for tool in $(TEST_TOOLS); do command -v $$tool >/dev/null 2>&1 || missing=1; done; \
+	if [ -n "$$missing" ]; then \
+		echo "Installing $(TEST_TOOLS) with apt-get"; \
+		$(SUDO) apt-get update && $(SUDO) apt-get install -y $(TEST_TOOLS); \
+	fi
+
+test: deps test-deps
 	$(SWIFT) test
 
 demo: build
@@ -52,7 +62,7 @@ fixtures:
 # the JPEG, GIF and WebP tools, unzip and GNU time when missing, builds prefetch
 # in release mode, prints the table and writes BENCHMARKS.md. BENCH_ARGS passes
 # options on, e.g. BENCH_ARGS="--rounds 7 --no-big", or BENCH_ARGS="--only-bounds"
-# for rows H and I (bench/bounds.py) alone.
+# for rows I and J (bench/bounds.py) alone.
 BENCH_TOOLS = nginx curl aria2c pngcheck djpeg cjpeg giftext dwebp cwebp unzip python3
 BENCH_PACKAGES = nginx curl aria2 pngcheck libjpeg-turbo-progs giflib-tools webp unzip python3 time
 bench: deps

@@ -1,11 +1,11 @@
-"""Rows H and I of `make bench` (issue 19): what a run may cost, by design.
+"""Rows I and J of `make bench` (issue 19): what a run may cost, by design.
 
-H  peak RSS of `prefetch run --json` (report to /dev/null) over manifests of
+I  peak RSS of `prefetch run --json` (report to /dev/null) over manifests of
    10,000 and 100,000 assets that nginx answers with 404, ten `asset_urls` per
    HTML message so that 100,000 fit the 8 MiB manifest limit. Measured by
    /usr/bin/time -v around the prefetch process itself. Target: 64 MiB + 1 KiB
    per asset.
-I  100 assets on a fixture-server route that trickles 1,200 B/s, just above
+J  100 assets on a fixture-server route that trickles 1,200 B/s, just above
    the stall limit (under 1 KiB/s for 15 s), every limit at its default: the
    run's wall time and the requests the server saw. Each request would run into
    --max-time (120 s) and be retried three times; a host given up after its
@@ -52,7 +52,7 @@ def manifest_of_missing(path, base, count):
 
 
 def memory_rows(bench, nginx_class, log):
-    """H: one run per manifest size into an empty cache."""
+    """I: one run per manifest size into an empty cache."""
     work = os.path.join(bench.work, "bounds")
     www = os.path.join(work, "www")
     os.makedirs(www, exist_ok=True)
@@ -62,19 +62,19 @@ def memory_rows(bench, nginx_class, log):
             manifest = manifest_of_missing(os.path.join(work, f"missing-{count}.json"), nginx.url(), count)
             cache = os.path.join(work, "cache")
             shutil.rmtree(cache, ignore_errors=True)
-            log(f"bench: H, {count:,} assets answered 404")
+            log(f"bench: I, {count:,} assets answered 404")
             seconds, kib, status = timed([bench.bin, "run", manifest, "--cache-dir", cache, "--json"])
             if status != 1:
                 raise SystemExit(f"bench: prefetch run over {count} missing assets exited {status}, not 1")
-            bench.add(f"H{count}", kib)
-            bench.notes[f"H{count}"] = f"wall {seconds:.1f} s"
+            bench.add(f"I{count}", kib)
+            bench.notes[f"I{count}"] = f"wall {seconds:.1f} s"
             shutil.rmtree(cache, ignore_errors=True)
     finally:
         nginx.stop()
 
 
 def slow_host_row(bench, fixture_server, log):
-    """I: one run against a host that never quite stalls."""
+    """J: one run against a host that never quite stalls."""
     work = os.path.join(bench.work, "slow-host")
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(os.path.join(work, "www"))
@@ -92,7 +92,7 @@ def slow_host_row(bench, fixture_server, log):
         manifest = os.path.join(work, "slow.json")
         with open(manifest, "w") as f:
             json.dump({"triggers": triggers}, f)
-        log(f"bench: I, {SLOW_ASSETS} assets at {SLOW_RATE} B/s (about {MAX_TIME} s)")
+        log(f"bench: J, {SLOW_ASSETS} assets at {SLOW_RATE} B/s (about {MAX_TIME} s)")
         report = os.path.join(work, "report.json")
         seconds, _, status = timed([bench.bin, "run", manifest, "--cache-dir", os.path.join(work, "cache"), "--json"], stdout=report)
         if status != 1:
@@ -107,8 +107,8 @@ def slow_host_row(bench, fixture_server, log):
         server.wait(timeout=30)
     with open(requests) as f:
         made = sum(1 for _ in f)
-    bench.add("I", seconds)
-    bench.notes["I"] = (f"{made} requests; " + ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
+    bench.add("J", seconds)
+    bench.notes["J"] = (f"{made} requests; " + ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
                         + f"; before the host was given up: up to 4 requests x {MAX_TIME} s per asset, 6 at a time"
                         + f" (~{SLOW_ASSETS / 6 * 4 * MAX_TIME / 3600:.1f} h)")
 
@@ -119,13 +119,13 @@ def run(bench, nginx_class, log):
 
 
 def rows(samples, notes, row, mib):
-    """The table's rows for H and I, from the samples `run` added."""
+    """The table's rows for I and J, from the samples `run` added."""
     for count in ASSET_COUNTS:
-        key = f"H{count}"
+        key = f"I{count}"
         if key in samples:
             limit = 64 * 1024 + count
-            row(f"H  peak RSS, run over {count:,} assets (404)", mib(samples[key]), f"<= {limit / 1024:.1f} MiB",
+            row(f"I  peak RSS, run over {count:,} assets (404)", mib(samples[key]), f"<= {limit / 1024:.1f} MiB",
                 samples[key] <= limit, notes.get(key, ""))
-    if "I" in samples:
-        row(f"I  slow host: {SLOW_ASSETS} assets at {SLOW_RATE} B/s", f"{samples['I']:.0f} s", f"<= {2 * MAX_TIME} s",
-            samples["I"] <= 2 * MAX_TIME, notes.get("I", ""))
+    if "J" in samples:
+        row(f"J  slow host: {SLOW_ASSETS} assets at {SLOW_RATE} B/s", f"{samples['J']:.0f} s", f"<= {2 * MAX_TIME} s",
+            samples["J"] <= 2 * MAX_TIME, notes.get("J", ""))

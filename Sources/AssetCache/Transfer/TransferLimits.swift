@@ -20,8 +20,10 @@ public struct TransferLimits: Sendable, Equatable {
     /// After this many timed-out requests to one host, its remaining transfers
     /// in the run fail at once as `timeout`; 0 never gives a host up.
     public var hostTimeoutLimit = 2
-    /// Bytes per second per transfer.
+    /// Bytes per second for all transfers of an engine together, as a
+    /// run's whole budget (``RateLimit``), not per transfer.
     public var limitRate: Int64? = nil
+    /// A PEM bundle of CA certificates trusted instead of the system's.
     public var caCertFile: String? = nil
 
     public init() {}
