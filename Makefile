@@ -59,12 +59,15 @@ fixtures:
 	python3 fixtures/generate_hostile.py
 
 # The benchmark of issue 6 (bench/run.py): installs nginx, curl, aria2, pngcheck,
-# the JPEG, GIF and WebP tools and unzip when missing, builds prefetch in release mode, prints the table and writes
-# BENCHMARKS.md. BENCH_ARGS passes options on, e.g. BENCH_ARGS="--rounds 7 --no-big".
+# the JPEG, GIF and WebP tools, unzip and GNU time when missing, builds prefetch
+# in release mode, prints the table and writes BENCHMARKS.md. BENCH_ARGS passes
+# options on, e.g. BENCH_ARGS="--rounds 7 --no-big", or BENCH_ARGS="--only-bounds"
+# for rows I and J (bench/bounds.py) alone.
 BENCH_TOOLS = nginx curl aria2c pngcheck djpeg cjpeg giftext dwebp cwebp unzip python3
-BENCH_PACKAGES = nginx curl aria2 pngcheck libjpeg-turbo-progs giflib-tools webp unzip python3
+BENCH_PACKAGES = nginx curl aria2 pngcheck libjpeg-turbo-progs giflib-tools webp unzip python3 time
 bench: deps
 	@PATH="$$PATH:/usr/sbin"; for tool in $(BENCH_TOOLS); do command -v $$tool >/dev/null 2>&1 || missing=1; done; \
+	[ -x /usr/bin/time ] || missing=1; \
 	if [ -n "$$missing" ]; then \
 		echo "Installing $(BENCH_PACKAGES) with apt-get"; \
 		$(SUDO) apt-get update && $(SUDO) apt-get install -y $(BENCH_PACKAGES); \

@@ -15,8 +15,8 @@ struct FixtureServerCommand: AsyncParsableCommand {
         discussion: """
             Prints its base URL as one line on stdout, then serves until SIGINT or SIGTERM.
             Fault query parameters: status, delay_ms, truncate, reset, fail_first, fail_status, \
-            cache_control, expires, retry_after, redirect, redirect_loop, chunked, endless, \
-            stall_after, rate.
+            cache_control, expires, retry_after, etag, last_modified, redirect, redirect_loop, \
+            chunked, endless, stall_after, rate.
             """)
 
     @Option(help: "The folder to serve.")

@@ -68,11 +68,12 @@ struct CommandFailure: Error {
         return ExitCode(status)
     }
 
-    /// `prefetch: error: …` on stderr, "error" in red on a terminal.
+    /// `prefetch: error: …` on stderr, "error" in red on a terminal. The message
+    /// may quote a manifest, a server or the cache: it is escaped.
     func write() {
         let style = TextStyle.forDescriptor(STDERR_FILENO)
         // The run is over: its progress line must not be drawn again below the error.
         Console.standardError.clearStatus()
-        Console.standardError.writeLine("prefetch: \(style.red("error")): \(message)")
+        Console.standardError.writeLine("prefetch: \(style.red("error")): \(TerminalText.safe(message))")
     }
 }

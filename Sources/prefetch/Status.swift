@@ -48,10 +48,11 @@ struct Status: ParsableCommand {
     }
 
     private func text(_ output: Output) -> String {
-        guard output.exists else { return "no cache at \(output.cache_dir) yet" }
+        let directory = TerminalText.safe(output.cache_dir)
+        guard output.exists else { return "no cache at \(directory) yet" }
         let percent = output.budget > 0 ? Double(output.bytes) / Double(output.budget) * 100 : 0
         var lines = [
-            "cache   \(output.cache_dir)",
+            "cache   \(directory)",
             "size    \(ByteCount.format(output.bytes)) of \(ByteCount.format(output.budget)) budget (\(DecimalText.fixed(percent, digits: 0))%)"
                 + (output.tmp_bytes > 0 ? ", and \(ByteCount.format(output.tmp_bytes)) in tmp/" : ""),
             "holds   \(output.objects) objects, \(output.trees) unpacked trees, \(output.refs) refs",

@@ -54,7 +54,9 @@ public struct AssetURL: Sendable, Hashable, Comparable, CustomStringConvertible 
         return query.split(separator: "&").contains { $0.lowercased() == "cache=false" }
     }
 
-    public var description: String { string }
+    /// For messages and logs: with its password, if any, masked (``redacted``).
+    /// Requests and the cache's file names use ``string``.
+    public var description: String { redacted }
     public static func < (lhs: AssetURL, rhs: AssetURL) -> Bool { lhs.string < rhs.string }
 }
 

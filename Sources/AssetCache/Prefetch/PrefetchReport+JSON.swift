@@ -4,7 +4,22 @@
 /// that conformance's order, with "/" left unescaped.
 extension PrefetchReport {
     public func prettyJSON() -> [UInt8] {
-        var json = PrettyJSON()
+        var bytes: [UInt8] = []
+        writePrettyJSON { bytes += $0 }
+        return bytes
+    }
+
+    /// The same text handed to `write` in pieces of about 64 KiB, so that the
+    /// report of a manifest of 100,000 assets is never held whole in memory.
+    public func writePrettyJSON(_ write: ([UInt8]) -> Void) {
+        withoutActuallyEscaping(write) { write in
+            var json = PrettyJSON(flush: write)
+            writeReport(to: &json)
+            json.flushNow()
+        }
+    }
+
+    private func writeReport(to json: inout PrettyJSON) {
         json.object { json in
             json.key("version"); json.string(Self.formatVersion)
             json.key("cache_dir"); json.string(cacheDirectory)
@@ -25,7 +40,6 @@ extension PrefetchReport {
                 json.key("downloaded_bytes"); json.integer(totals.downloadedBytes)
             }
         }
-        return json.bytes
     }
 }
 
@@ -40,7 +54,7 @@ extension MessageReport {
             json.key("assets")
             json.array(verdict.assets) { json, asset in
                 json.object { json in
-                    json.key("url"); json.string(asset.url.string)
+                    json.key("url"); json.string(asset.url.redacted)
                     json.key("kind"); json.string(asset.kind.rawValue)
                     json.key("path"); json.string(asset.path)
                 }
@@ -52,7 +66,7 @@ extension MessageReport {
 extension AssetRecord {
     fileprivate func write(to json: inout PrettyJSON) {
         json.object { json in
-            json.key("url"); json.string(url.string)
+            json.key("url"); json.string(url.redacted)
             json.key("kind"); json.string(kind.rawValue)
             json.key("outcome"); json.string(outcome.rawValue)
             if let sha256 { json.key("sha256"); json.string(sha256) }
@@ -76,9 +90,22 @@ extension AssetRecord {
 /// `.prettyPrinted` writes it.
 struct PrettyJSON {
     private(set) var bytes: [UInt8] = []
+    /// Takes the text written so far between array elements, once there is enough of it.
+    private let flush: ([UInt8]) -> Void
+    private static let flushThreshold = 64 * 1024
     /// Per open container: whether it has no member yet.
     private var empty: [Bool] = []
     private var afterKey = false
+
+    init(flush: @escaping ([UInt8]) -> Void) {
+        self.flush = flush
+    }
+
+    mutating func flushNow() {
+        guard !bytes.isEmpty else { return }
+        flush(bytes)
+        bytes.removeAll(keepingCapacity: true)
+    }
 
     mutating func object(_ members: (inout PrettyJSON) -> Void) {
         open(UInt8(ascii: "{"))
@@ -92,6 +119,7 @@ struct PrettyJSON {
             startMember()
             afterKey = true
             write(&self, element)
+            if bytes.count >= Self.flushThreshold { flushNow() }
         }
         close(UInt8(ascii: "]"))
     }
