@@ -30,9 +30,11 @@ public struct AssetFailure: Error, Sendable, Equatable, CustomStringConvertible 
     public var kind: AssetErrorKind
     public var message: String
 
+    /// A password in a URL the message names (libcurl's too) is replaced by `***`
+    /// here, so that no report or log line built from a failure carries it.
     public init(_ kind: AssetErrorKind, _ message: String) {
         self.kind = kind
-        self.message = message
+        self.message = Redaction.redactingPasswords(in: message)
     }
 
     public var description: String { "\(kind.rawValue): \(message)" }

@@ -1,5 +1,10 @@
 import FixtureServer
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
 
 /// `--log FILE`: one JSON line per completed request, appended with O_APPEND
 /// so that lines from concurrent connections never interleave.

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
 
 import ArgumentParser
 
@@ -11,7 +16,7 @@ struct ByteSize: ExpressibleByArgument, Sendable, Equatable {
     }
 
     init?(argument: String) {
-        var text = Substring(argument.trimmingCharacters(in: .whitespaces))
+        var text = Substring(argument.trimmed())
         var multiplier: Int64 = 1
         if let last = text.last?.uppercased(), let shift = ["K": 10, "M": 20, "G": 30][last] {
             multiplier = 1 << shift

@@ -1,10 +1,14 @@
 import ArgumentParser
+import AssetCache
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
 
 @main
 struct Prefetch: AsyncParsableCommand {
-    static let version = "0.1.0"
-
     static let configuration = CommandConfiguration(
         commandName: "prefetch",
         abstract: "Prefetch, validate and cache the assets of in-app messages.",
@@ -19,7 +23,7 @@ struct Prefetch: AsyncParsableCommand {
             status and gc: 0. Every subcommand exits 2 for a usage error and 75 when a writer \
             finds the cache locked.
             """,
-        version: version,
+        version: AssetCacheVersion.current,
         subcommands: [Run.self, Plan.self, Status.self, Verify.self, GC.self, Simulate.self],
         defaultSubcommand: Run.self
     )
@@ -37,8 +41,8 @@ struct Prefetch: AsyncParsableCommand {
             }
         } catch {
             if exitCode(for: error) == .validationFailure {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
-                Foundation.exit(ExitStatus.usage)
+                Console.standardError.writeLine(fullMessage(for: error))
+                Glibc.exit(ExitStatus.usage)
             }
             exit(withError: error)
         }
@@ -75,11 +79,12 @@ struct CommandFailure: Error {
         return ExitCode(status)
     }
 
-    /// `prefetch: error: …` on stderr, "error" in red on a terminal.
+    /// `prefetch: error: …` on stderr, "error" in red on a terminal. The message
+    /// may quote a manifest, a server or the cache: it is escaped.
     func write() {
         let style = TextStyle.forDescriptor(STDERR_FILENO)
         // The run is over: its progress line must not be drawn again below the error.
         Console.standardError.clearStatus()
-        Console.standardError.writeLine("prefetch: \(style.red("error")): \(message)")
+        Console.standardError.writeLine("prefetch: \(style.red("error")): \(TerminalText.safe(message))")
     }
 }

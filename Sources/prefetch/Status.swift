@@ -1,9 +1,15 @@
 import ArgumentParser
 import AssetCache
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
 
 struct Status: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Size, counts, budget and the last run of the cache.")
+    static let configuration = CommandConfiguration(
+        commandName: "status", abstract: "Size, counts, budget and the last run of the cache.")
 
     @OptionGroup var common: CommonOptions
 
@@ -22,8 +28,8 @@ struct Status: ParsableCommand {
         /// Keys in the order docs/report.md lists them, as in every JSON output of
         /// prefetch; `last_run` is null before the first run and leaves out what
         /// only `gc` needs from state.json.
-        func json() -> [UInt8] {
-            var writer = PrettyJSON()
+        func writeJSON(_ write: @escaping ([UInt8]) -> Void) {
+            var writer = PrettyJSON(flush: write)
             writer.object { json in
                 json.key("cache_dir"); json.string(cache_dir)
                 json.key("exists"); json.bool(exists)
@@ -50,7 +56,8 @@ struct Status: ParsableCommand {
                     json.null()
                 }
             }
-            return writer.bytes + [0x0A]
+            writer.flushNow()
+            write([0x0A])
         }
     }
 
@@ -64,7 +71,7 @@ struct Status: ParsableCommand {
                 objects: usage.objects, trees: usage.trees, refs: usage.refs, tmp_bytes: usage.temporaryBytes,
                 last_run: state.lastRun)
             if common.json {
-                FileHandle.standardOutput.write(Data(output.json()))
+                output.writeJSON { Console.standardOutput.write($0) }
             } else if !common.quiet {
                 print(text(output))
             }
@@ -74,11 +81,12 @@ struct Status: ParsableCommand {
     }
 
     private func text(_ output: Output) -> String {
-        guard output.exists else { return "no cache at \(output.cache_dir) yet" }
+        let directory = TerminalText.safe(output.cache_dir)
+        guard output.exists else { return "no cache at \(directory) yet" }
         let percent = output.budget > 0 ? Double(output.bytes) / Double(output.budget) * 100 : 0
         var lines = [
-            "cache   \(output.cache_dir)",
-            "size    \(ByteCount.format(output.bytes)) of \(ByteCount.format(output.budget)) budget (\(String(format: "%.0f", percent))%)"
+            "cache   \(directory)",
+            "size    \(ByteCount.format(output.bytes)) of \(ByteCount.format(output.budget)) budget (\(DecimalText.fixed(percent, digits: 0))%)"
                 + (output.tmp_bytes > 0 ? ", and \(ByteCount.format(output.tmp_bytes)) in tmp/" : ""),
             "holds   \(output.objects) objects, \(output.trees) unpacked trees, \(output.refs) refs",
         ]

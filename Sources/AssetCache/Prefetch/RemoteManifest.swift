@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
 import Logging
 
 /// A manifest served over http(s), as cron jobs use it: fetched through the same

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Glibc
 
 /// Interrupted downloads kept for resume (docs/cache-format.md): `tmp/partial/<sha256(url)>`

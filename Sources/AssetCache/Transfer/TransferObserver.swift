@@ -31,7 +31,7 @@ final class TransferObserver: Sendable {
 
     func willRetry(_ url: String, after failure: AssetFailure, attempt: Int, in seconds: Double) {
         logger.notice(
-            "retrying \(url) in \(String(format: "%.1f", seconds)) s after attempt \(attempt) failed: \(failure)",
+            "retrying \(url) in \(DecimalText.fixed(seconds, digits: 1)) s after attempt \(attempt) failed: \(failure)",
             metadata: ["url": "\(url)", "attempt": "\(attempt)", "error.kind": "\(failure.kind.rawValue)"])
     }
 }

@@ -1,5 +1,9 @@
 import AssetCache
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Reads a JSON Lines events file (docs/delivery.md). Blank lines are skipped; every
 /// other line must be a whole event, in time order, or the file is refused
