@@ -1,5 +1,5 @@
 /// Why one asset has no usable copy. The raw values are the `error.kind` strings of
-/// the JSON report (DESIGN §5) and are part of the user-facing contract.
+/// the JSON report (docs/report.md) and are part of the user-facing contract.
 public enum AssetErrorKind: String, Sendable, Codable, CaseIterable {
     case httpStatus = "http_status"
     case timeout

@@ -25,7 +25,7 @@ struct DecisionPrinter {
         Console.standardOutput.write(out.utf8)
     }
 
-    /// Written by hand so that the keys keep DESIGN §9's order: at, action,
+    /// Written by hand so that the keys keep docs/report.md's order: at, action,
     /// trigger, reason (and the event that matched nothing).
     func jsonLine(_ decision: DeliveryDecision) -> String {
         var fields = [

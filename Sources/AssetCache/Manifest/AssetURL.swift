@@ -1,5 +1,5 @@
 /// An asset's identity: an http(s) URL normalised so that spellings of the same
-/// resource compare equal (DESIGN §4). The query stays part of the identity.
+/// resource compare equal (docs/manifest.md). The query stays part of the identity.
 public struct AssetURL: Sendable, Hashable, Comparable, CustomStringConvertible {
     public let string: String
 

@@ -1,6 +1,6 @@
 import Logging
 
-/// Everything a prefetch run can be tuned with (DESIGN §6, §8).
+/// Everything a prefetch run can be tuned with (docs/cli.md, docs/limits.md).
 public struct PrefetchOptions: Sendable {
     public var transfer = TransferLimits()
     public var image = ImageLimits()

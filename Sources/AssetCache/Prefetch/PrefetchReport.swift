@@ -1,4 +1,4 @@
-/// The result of a run, encoded as the JSON report of DESIGN §6.
+/// The result of a run, encoded as the JSON report of docs/report.md.
 public struct PrefetchReport: Sendable, Encodable {
     /// The report format's version, bumped when keys change meaning.
     public static let formatVersion = "1.0.0"
@@ -9,6 +9,9 @@ public struct PrefetchReport: Sendable, Encodable {
     public var assets: [AssetRecord]
     /// The eviction pass that ended the run, if one ran.
     public var garbageCollection: GarbageCollection?
+    /// Every body byte received in the run, failed and partial attempts and error
+    /// pages included: what the run cost the network, not what it stored.
+    public var downloadedBytes: Int64 = 0
 
     /// Verdicts for every message, in manifest order, from what the run found:
     /// `fetched` holds the records of `plan.fetch`, in its order; they become
@@ -48,7 +51,7 @@ public struct PrefetchReport: Sendable, Encodable {
             deferred: messages.count { $0.verdict.status == .deferred },
             expired: messages.count { $0.verdict.status == .expired },
             assets: assets.count,
-            downloadedBytes: assets.reduce(0) { $0 + $1.transferredBytes })
+            downloadedBytes: downloadedBytes)
     }
 
     public struct Totals: Sendable, Encodable, Equatable {

@@ -110,6 +110,7 @@ public final class Prefetcher: Sendable {
         var report = PrefetchReport(
             manifest: manifest, plan: plan, fetched: records.ordered(), now: now, cacheDirectory: store.root,
             durationMs: pipeline.elapsedMs())
+        report.downloadedBytes = observer.receivedBytes
         report.garbageCollection = try remember(report, plan: plan)
         return report
     }

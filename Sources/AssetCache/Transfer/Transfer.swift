@@ -299,9 +299,12 @@ final class Transfer: TransferQueueItem {
 
     /// Only a 2xx body lands in the destination; anything else (an error page) is
     /// drained and counted so that an endless error body still hits the cap.
+    /// Every byte that arrived counts for the run's `downloaded_bytes`, whatever
+    /// becomes of it: it crossed the network.
     private func receiveBody(_ buffer: UnsafeRawBufferPointer) -> Int {
         charge(buffer.count)
         let received = Int64(buffer.count)
+        request.observer?.received(buffer.count)
         guard head.isSuccess else {
             discardedBytes += received
             if discardedBytes > maxAssetSize {
@@ -322,7 +325,6 @@ final class Transfer: TransferQueueItem {
             callbackFailure = failure
             return 0
         }
-        request.observer?.received(buffer.count)
         return buffer.count
     }
 

@@ -1,4 +1,4 @@
-/// How hard the transfer engine may push, and when it gives up (DESIGN §8).
+/// How hard the transfer engine may push, and when it gives up (docs/limits.md).
 public struct TransferLimits: Sendable, Equatable {
     /// Transfers handed to libcurl at once; the rest wait in the engine's own
     /// priority queue because libcurl's pending queue is first-in first-out.
