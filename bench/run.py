@@ -26,7 +26,9 @@ G  peak RSS (wait4 ru_maxrss) of A, and of a run whose only asset is a 1 GiB ZIP
 H  `prefetch run --limit-rate 200K` of 2 MiB in 8 assets from fixture-server: body
    bytes over the time from the first request's arrival to the last response's
    end, both from the server's --log, against the limit for the whole run
-I  fsync, fdatasync and syncfs calls of a cold run (strace -f -c), and D0: D
+I J  peak RSS over 10,000 and 100,000 assets, and a slow host's hold on a run:
+   run once, after the rounds (bench/bounds.py)
+K  fsync, fdatasync and syncfs calls of a cold run (strace -f -c), and D0: D
    without its checks (curl download only)
 """
 
@@ -42,6 +44,8 @@ import statistics
 import subprocess
 import sys
 import time
+
+import bounds
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH = os.path.join(TOP, "bench")
@@ -361,7 +365,7 @@ class Bench:
         shutil.rmtree(cache, ignore_errors=True)
 
 
-# --- I: flushes of a cold run, and D0: the download alone (issue 10) ------------
+# --- K: flushes of a cold run, and D0: the download alone (issue 10) ------------
 
 FLUSH_CALLS = "fsync,fdatasync,syncfs"
 
@@ -383,8 +387,8 @@ def count_flushes(bench, manifests):
             fields = line.split()
             if len(fields) >= 5 and fields[-1] in FLUSH_CALLS.split(",") and fields[3].isdigit():
                 calls[fields[-1]] = int(fields[3])
-    bench.add("I", sum(calls.values()))
-    bench.notes["I"] = ", ".join(f"{n} {name}" for name, n in sorted(calls.items())) or "none"
+    bench.add("K", sum(calls.values()))
+    bench.notes["K"] = ", ".join(f"{n} {name}" for name, n in sorted(calls.items())) or "none"
     shutil.rmtree(cache, ignore_errors=True)
 
 
@@ -400,7 +404,7 @@ def download_only(bench, lists):
 
 def flush_rows(s, bench, row):
     row("D0 curl --parallel-max 8, download only", f"{s['D0'] * 1000:.0f} ms")
-    row("I  flush calls of a cold run (strace -f -c)", f"{s['I']:.0f}", "<= 64", s["I"] <= 64, bench.notes.get("I", ""))
+    row("K  flush calls of a cold run (strace -f -c)", f"{s['K']:.0f}", "<= 64", s["K"] <= 64, bench.notes.get("K", ""))
     row("A/D0", f"{s['A'] / s['D0']:.2f}", "<= 2.0", s["A"] / s["D0"] <= 2.0)
 
 
@@ -447,15 +451,23 @@ def machine():
     return f"{os.cpu_count()} cores ({model}), {mem_kib / 1024 / 1024:.0f} GiB, Linux {platform.release()}"
 
 
-def table(bench, rounds):
-    s = {k: median(v) for k, v in bench.samples.items()}
-    ms = lambda x: f"{x * 1000:.0f} ms"
-    mib = lambda k: f"{k / 1024:.1f} MiB"
-    rows = []
+def mib(kib):
+    return f"{kib / 1024:.1f} MiB"
 
+
+def row_adder(rows):
+    """A function that appends one row (name, value, target, verdict, note) to `rows`."""
     def row(name, value, target="", ok=None, note=""):
         verdict = "" if ok is None else ("met" if ok else "MISSED")
         rows.append((name, value, target, verdict, note))
+    return row
+
+
+def table(bench, rounds):
+    s = {k: median(v) for k, v in bench.samples.items()}
+    ms = lambda x: f"{x * 1000:.0f} ms"
+    rows = []
+    row = row_adder(rows)
 
     row(f"A  cold prefetch run, {len(bench.assets)} messages", ms(s["A"]), note=bench.notes.get("A", ""))
     row("B  warm run, same manifest", ms(s["B"]), note=bench.notes.get("B", ""))
@@ -485,7 +497,12 @@ def table(bench, rounds):
         f"fixed part (start, cache open) ~{ms(s['C1000'] - per_thousand)}, then {ms(per_thousand)} per 1,000 messages")
     row("F / F alone", f"{s['F'] / s['F_alone']:.2f}", "<= 2", s["F"] / s["F_alone"] <= 2)
     flush_rows(s, bench, row)
+    bounds.rows(s, bench.notes, row, mib)
+    return render(rows)
 
+
+def render(rows):
+    """The rows as a Markdown table, and those that missed their target."""
     widths = [max(len(r[i]) for r in rows + [("measurement", "median", "target", "", "")]) for i in range(4)]
     header = ("measurement", "median", "target", "")
     lines = ["| " + " | ".join(h.ljust(w) for h, w in zip(header, widths)) + " | notes |",
@@ -534,6 +551,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=int(os.environ.get("BENCH_ROUNDS", "5")))
     parser.add_argument("--work", default=os.path.join(TOP, ".build-bench"))
     parser.add_argument("--no-big", action="store_true", help="skip the 1 GiB run of G")
+    parser.add_argument("--no-bounds", action="store_true", help="skip I and J (memory over 100,000 assets, slow host)")
+    parser.add_argument("--only-bounds", action="store_true", help="run I and J alone and print their rows; BENCHMARKS.md is left alone")
     parser.add_argument("--no-write", action="store_true", help="print the table only; leave BENCHMARKS.md alone")
     parser.add_argument("--serve", action="store_true",
                         help="only start nginx and write the manifests (under WORK/manifests), for profiling; stop with SIGTERM")
@@ -541,6 +560,15 @@ def main():
     # SIGTERM ends the run like Ctrl-C: through the finally that stops nginx.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     os.makedirs(args.work, exist_ok=True)
+    if args.only_bounds:
+        bench = Bench(args)
+        bounds.run(bench, Nginx, log)
+        rows = []
+        bounds.rows({k: median(v) for k, v in bench.samples.items()}, bench.notes, row_adder(rows), mib)
+        rendered, missed = render(rows)
+        print(rendered)
+        print(("Missed: " + "; ".join(r[0] for r in missed)) if missed else "Every target met.")
+        return
     corpus = os.path.join(args.work, "corpus")
     subprocess.run([sys.executable, os.path.join(BENCH, "corpus.py"), "--out", corpus] + ([] if args.no_big else ["--big"]), check=True)
     with open(os.path.join(corpus, "assets.json")) as f:
@@ -561,7 +589,7 @@ def main():
             ("F alone", lambda: bench.run_single(manifests)),
             ("H limit-rate", bench.run_limit_rate),
             ("D0 download", lambda: download_only(bench, lists)),
-            ("I flushes", lambda: count_flushes(bench, manifests)),
+            ("K flushes", lambda: count_flushes(bench, manifests)),
         ]
         if not args.no_big:
             jobs.append(("G 1 GiB", lambda: bench.run_big(manifests)))
@@ -577,6 +605,8 @@ def main():
                 job()
     finally:
         nginx.stop()
+    if not args.no_bounds:
+        bounds.run(bench, Nginx, log)
 
     rendered, missed = table(bench, args.rounds)
     info = versions(bench.bin)

@@ -134,7 +134,7 @@ for _ in $(seq 100); do
 done
 [ -n "${base:-}" ] || fail "fixture-server did not print its URL"
 
-# The bench's session manifest (500 messages, one of them a session-start one),
+# The bench's session manifest (one message per asset, one of them a session-start one),
 # written by bench/run.py's own function for the server's URL.
 python3 - "$top/bench" "$run" "$base" "$corpus/assets.json" <<'EOF'
 import json, sys

@@ -7,7 +7,7 @@ import Glibc
 
 import ArgumentParser
 
-/// A SIZE argument: bytes with an optional K, M or G suffix, powers of 1024 (DESIGN §6).
+/// A SIZE argument: bytes with an optional K, M or G suffix, powers of 1024 (docs/cli.md).
 struct ByteSize: ExpressibleByArgument, Sendable, Equatable {
     var bytes: Int64
 

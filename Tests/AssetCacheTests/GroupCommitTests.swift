@@ -47,6 +47,22 @@ import Testing
         return (report, steps.values)
     }
 
+    /// One cold run of ``manifest(_:query:)`` into a new cache, batches flushed
+    /// with syncfs; `check` sees the report, the steps and the cache.
+    func coldRun(query: String? = nil, configure: (inout PrefetchOptions) -> Void,
+                 check: (PrefetchReport, [DurabilityStep], String) throws -> Void) async throws {
+        let server = try await FixtureServer.start(root: Self.assets)
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("group-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: cache) }
+        let (report, steps) = try await run(try manifest(server, query: query), cache: cache) {
+            $0.flushMethod = .filesystem
+            configure(&$0)
+        }
+        try await server.stop()
+        try check(report, steps, cache)
+        #expect(DurabilityOrder(steps: steps, root: cache).violations() == [])
+    }
+
     @Test(arguments: [FlushMethod.filesystem, .perFile])
     func aColdRunAndARevalidatingOneKeepTheOrderAPowerCutNeeds(method: FlushMethod) async throws {
         let server = try await FixtureServer.start(root: Self.assets)
@@ -75,45 +91,56 @@ import Testing
     }
 
     @Test func withAWindowLongerThanTheRunEveryAssetSharesOneBatch() async throws {
-        let server = try await FixtureServer.start(root: Self.assets)
-        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("group-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: cache) }
-
-        let (report, steps) = try await run(try manifest(server), cache: cache) {
-            $0.flushMethod = .filesystem
-            $0.commitWindow = .seconds(3600)
+        try await coldRun { $0.commitWindow = .seconds(3600) } check: { report, steps, cache in
+            #expect(report.totals.ready == 13)
+            // The batch closed when the last asset joined it, not after an hour: one
+            // flush for the data, one for the names, then one of refs/ at the end.
+            #expect(steps.filter { $0 == .syncedFilesystem }.count == 2)
+            #expect(steps.last == .syncedDirectory("\(cache)/refs"))
         }
-        try await server.stop()
-        #expect(report.totals.ready == 13)
-        // The batch closed when the last asset joined it, not after an hour: one
-        // flush for the data, one for the names, then one of refs/ at the end.
-        #expect(steps.filter { $0 == .syncedFilesystem }.count == 2)
-        #expect(steps.last == .syncedDirectory("\(cache)/refs"))
-        #expect(DurabilityOrder(steps: steps, root: cache).violations() == [])
+    }
+
+    /// With three assets in progress at a time, nothing more starts once all three
+    /// wait for their batch: it must close then, not after the hour.
+    @Test(.timeLimit(.minutes(1)))
+    func aWindowOfAssetsInProgressFullOfWaitingOnesClosesTheBatch() async throws {
+        try await coldRun {
+            $0.commitWindow = .seconds(3600)
+            $0.pipelineWindow = 3
+        } check: { report, steps, _ in
+            #expect(report.totals.ready == 13)
+            #expect(steps.filter { $0 == .syncedFilesystem }.count > 2)
+        }
+    }
+
+    @Test func aBatchClosesAtItsLimit() async throws {
+        try await coldRun {
+            $0.commitWindow = .seconds(3600)
+            $0.commitBatchLimit = 1
+        } check: { report, steps, _ in
+            #expect(report.totals.ready == 13)
+            // Twelve downloads wait for a batch (the session-start one does not):
+            // twelve batches of one, two flushes each.
+            #expect(steps.filter { $0 == .syncedFilesystem }.count == 24)
+        }
     }
 
     @Test func aSessionStartAssetIsCommittedAloneWithoutWaitingForTheBatch() async throws {
-        let server = try await FixtureServer.start(root: Self.assets)
-        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("group-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: cache) }
-
-        let (report, steps) = try await run(try manifest(server, query: "delay_ms=300"), cache: cache) {
-            $0.flushMethod = .filesystem
+        try await coldRun(query: "delay_ms=300") {
             $0.commitWindow = .seconds(3600)
             $0.urgentHeadStart = .zero
+        } check: { report, steps, cache in
+            #expect(report.totals.ready == 13)
+            let opener = try #require(report.assets.first { $0.url.string.contains("photo.jpg") })
+            let refPath = try #require(try CacheStore.openForReading(at: cache)).refPath(for: opener.url)
+            let ref = try #require(steps.firstIndex { $0.destination == refPath })
+            let firstBatchFlush = try #require(steps.firstIndex(of: .syncedFilesystem))
+            // Published before the batch (which waits for every other asset) flushed
+            // anything, with flushes of its own files only.
+            #expect(ref < firstBatchFlush)
+            let sha256 = try #require(opener.sha256)
+            #expect(steps[..<ref].contains(.syncedDirectory("\(cache)/objects/\(sha256.prefix(2))")))
         }
-        try await server.stop()
-        #expect(report.totals.ready == 13)
-        let opener = try #require(report.assets.first { $0.url.string.contains("photo.jpg") })
-        let refPath = try #require(try CacheStore.openForReading(at: cache)).refPath(for: opener.url)
-        let ref = try #require(steps.firstIndex { $0.destination == refPath })
-        let firstBatchFlush = try #require(steps.firstIndex(of: .syncedFilesystem))
-        // Published before the batch (which waits for every other asset) flushed
-        // anything, with flushes of its own files only.
-        #expect(ref < firstBatchFlush)
-        let sha256 = try #require(opener.sha256)
-        #expect(steps[..<ref].contains(.syncedDirectory("\(cache)/objects/\(sha256.prefix(2))")))
-        #expect(DurabilityOrder(steps: steps, root: cache).violations() == [])
     }
 
     /// The check above must be able to fail: each rule broken once.

@@ -3,10 +3,12 @@
 /// the whole batch is made durable with a handful of flushes (``CommitBatch``)
 /// instead of a few per asset.
 ///
-/// A batch closes once every asset of the run still under way is waiting in it
-/// (nothing more can join before it commits), or once its oldest asset has waited
-/// `window`: longer windows mean fewer flushes, shorter ones assets committed
-/// sooner. One batch commits at a time; what arrives meanwhile forms the next.
+/// A batch closes once every asset that may still join it is waiting in it (the
+/// run has no other asset under way, or its window of assets in progress is full
+/// of waiting ones: nothing more starts before the batch commits), once it holds
+/// `batchLimit` assets, or once its oldest asset has waited `window`: longer
+/// windows mean fewer flushes, shorter ones assets committed sooner. One batch
+/// commits at a time; what arrives meanwhile forms the next.
 ///
 /// Session-start and push-click assets never wait for a batch: ``commitNow(_:)``
 /// commits one on its own at once, flushing only its own files, so it does not
@@ -16,6 +18,9 @@ actor GroupCommit {
     private let urgent: CommitBatch
     private let pool: BlockingPool
     private let window: Duration
+    private let batchLimit: Int
+    /// How many assets the run has in progress at most (its pipeline window).
+    private let inProgress: Int
     private var queue: [(entry: PendingCommit, done: CheckedContinuation<Result<Void, StoreError>, Never>)] = []
     private var oldest: ContinuousClock.Instant?
     /// Assets of the run whose pipeline has not ended: each may still join.
@@ -26,8 +31,8 @@ actor GroupCommit {
     /// Refs published and not yet flushed.
     private var refsPending = false
 
-    init(store: CacheStore, pool: BlockingPool, window: Duration, assets: Int,
-         method: FlushMethod? = nil, observer: DurabilityObserver? = nil) throws(StoreError) {
+    init(store: CacheStore, pool: BlockingPool, window: Duration, assets: Int, inProgress: Int? = nil,
+         batchLimit: Int = .max, method: FlushMethod? = nil, observer: DurabilityObserver? = nil) throws(StoreError) {
         do throws(FileSystem.Failure) {
             batched = CommitBatch(store: store, flush: try BatchFlush(store: store, method: method, observer: observer))
             urgent = CommitBatch(store: store, flush: try BatchFlush(store: store, method: .perFile, observer: observer))
@@ -36,6 +41,8 @@ actor GroupCommit {
         }
         self.pool = pool
         self.window = window
+        self.batchLimit = max(1, batchLimit)
+        self.inProgress = max(1, inProgress ?? assets)
         outstanding = assets
     }
 
@@ -80,12 +87,14 @@ actor GroupCommit {
     private func closeIfDue() {
         guard !committing, let oldest, !queue.isEmpty else { return }
         let deadline = oldest + window
-        if queue.count >= outstanding || ContinuousClock.now >= deadline {
+        let mayJoin = min(outstanding, inProgress)
+        if queue.count >= min(mayJoin, batchLimit) || ContinuousClock.now >= deadline {
             timer?.cancel()
             timer = nil
-            let batch = queue
-            queue = []
-            self.oldest = nil
+            // What is left over the limit has waited as long: it is due next.
+            let batch = Array(queue.prefix(batchLimit))
+            queue.removeFirst(batch.count)
+            if queue.isEmpty { self.oldest = nil }
             committing = true
             batchTask = Task { [weak self] in await self?.run(batch) }
         } else if timer == nil {

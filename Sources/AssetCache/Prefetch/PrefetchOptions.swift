@@ -1,6 +1,6 @@
 import Logging
 
-/// Everything a prefetch run can be tuned with (DESIGN §6, §8).
+/// Everything a prefetch run can be tuned with (docs/cli.md, docs/limits.md).
 public struct PrefetchOptions: Sendable {
     public var transfer = TransferLimits()
     public var image = ImageLimits()
@@ -16,6 +16,20 @@ public struct PrefetchOptions: Sendable {
     /// flushes however slow the machine, and session-start and push-click assets
     /// never wait for a batch.
     public var commitWindow: Duration = .seconds(1)
+    /// A batch closes once it holds this many assets, whatever the window.
+    public var commitBatchLimit = 256 {
+        didSet { commitBatchLimit = max(1, commitBatchLimit) }
+    }
+    /// Assets in progress at once (waiting for a transfer slot, downloading,
+    /// validating, waiting for their batch); the next starts as one ends. Enough
+    /// to keep every transfer and validation worker busy while a full batch
+    /// commits, few enough that a manifest of 100,000 assets costs no more memory
+    /// than one of 1,000.
+    public var pipelineWindow: Int {
+        get { _pipelineWindow ?? 2 * (transfer.concurrency + validationWorkers) + commitBatchLimit }
+        set { _pipelineWindow = max(1, newValue) }
+    }
+    private var _pipelineWindow: Int?
     /// How batches are flushed; nil chooses by filesystem (syncfs, or per file on FUSE).
     package var flushMethod: FlushMethod?
     /// Sees every durability step of the run's commits, in order (tests).

@@ -16,7 +16,8 @@ final class TransferObserver: Sendable {
         firstBytes = Mutex(onFirstBytes)
     }
 
-    /// Body bytes written to destination files so far, retried attempts included.
+    /// Body bytes received so far: those of retried, failed and cut-off attempts
+    /// and of error pages included, headers not.
     var receivedBytes: Int64 { bytes.load(ordering: .relaxed) }
 
     func received(_ count: Int) {

@@ -2,7 +2,7 @@
 enum PropertyFilter: Sendable {
     case compare(key: String, type: PropertyType, comparator: Comparator, operand: FilterOperand)
     /// Location and unknown comparators or types: kept so that the rest of the
-    /// manifest works, and never passing (DESIGN §4).
+    /// manifest works, and never passing (docs/manifest.md).
     case unsupported
 
     /// `now` is the engine's clock, never the wall clock, so that "less than X
