@@ -185,20 +185,27 @@ power_cut() {
 }
 
 # Every ref must name an object whose bytes hash to its name; an archive's ref,
-# a tree. Hashed with sha256sum, apart from prefetch verify. Prints "REFS BAD".
+# a tree. Hashed with sha256sum, apart from prefetch verify. Prints "REFS BAD";
+# the first three bad ones are in $run/bad-refs.txt.
 check_refs() {
-    local cache=$1 bad=0 count=0 name sha kind object
+    local cache=$1 bad=0 count=0 name sha kind object problem
     while read -r name sha kind; do
         count=$((count + 1))
         object=$cache/objects/${sha:0:2}/$sha
+        problem=
         if [ "$sha" = unreadable ]; then
-            say "  ref $name is not a readable ref ($(stat -c %s "$cache/refs/$name") bytes)"; bad=$((bad + 1))
+            problem="ref $name is not a readable ref ($(stat -c %s "$cache/refs/$name") bytes)"
         elif [ ! -f "$object" ]; then
-            say "  ref $name names $sha, which is absent"; bad=$((bad + 1))
+            problem="ref $name names $sha, which is absent"
         elif [ "$(sha256sum <"$object" | cut -d' ' -f1)" != "$sha" ]; then
-            say "  ref $name names $sha, whose $(stat -c %s "$object") bytes hash to something else"; bad=$((bad + 1))
+            problem="ref $name names $sha, whose $(stat -c %s "$object") bytes hash to something else"
         elif [ "$kind" = archive ] && [ ! -d "$cache/trees/${sha:0:2}/$sha" ]; then
-            say "  ref $name names the ZIP $sha, whose tree is absent"; bad=$((bad + 1))
+            problem="ref $name names the ZIP $sha, whose tree is absent"
+        fi
+        if [ -n "$problem" ]; then
+            bad=$((bad + 1))
+            # The first few tell what went wrong; hundreds more only bury the summary.
+            [ "$bad" -le 3 ] && echo "$problem" >>"$run/bad-refs.txt"
         fi
     done < <(python3 -c 'import json, os, sys
 refs = sys.argv[1]
@@ -238,8 +245,12 @@ for cycle in $(seq "$cycles"); do
     if ! "$prefetch" verify --cache-dir "$cache" >"$run/verify.out" 2>&1; then
         problems+=("verify failed: $(head -c 600 "$run/verify.out" | tr '\n' ' ')")
     fi
+    : >"$run/bad-refs.txt"
     read -r refs bad < <(check_refs "$cache")
-    [ "$bad" -eq 0 ] || problems+=("$bad of $refs refs name a missing or damaged object")
+    if [ "$bad" -ne 0 ]; then
+        problems+=("$bad of $refs refs name a missing or damaged object, such as:")
+        while read -r line; do problems+=("  $line"); done <"$run/bad-refs.txt"
+    fi
     report=$("$prefetch" run "$manifest" --cache-dir "$cache" --json 2>"$run/next.err") || true
     ready=$(python3 -c 'import json,sys
 try: print(json.loads(sys.stdin.read())["totals"]["ready"])
