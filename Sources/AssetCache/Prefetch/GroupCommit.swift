@@ -21,7 +21,7 @@ actor GroupCommit {
     private let batchLimit: Int
     /// How many assets the run has in progress at most (its pipeline window).
     private let inProgress: Int
-    private var queue: [(entry: PendingCommit, done: CheckedContinuation<Result<Void, StoreError>, Never>)] = []
+    private var queue: [(entry: StagedCommit, done: CheckedContinuation<Result<Void, StoreError>, Never>)] = []
     private var oldest: ContinuousClock.Instant?
     /// Assets of the run whose pipeline has not ended: each may still join.
     private var outstanding: Int
@@ -48,8 +48,9 @@ actor GroupCommit {
 
     /// Returns once the entry's object and tree are durable and its ref published.
     func commit(_ entry: PendingCommit) async -> Result<Void, StoreError> {
-        await withCheckedContinuation { continuation in
-            queue.append((entry, continuation))
+        let staged = await pool.run { [batched] in batched.stage(entry) }
+        return await withCheckedContinuation { continuation in
+            queue.append((staged, continuation))
             if oldest == nil { oldest = .now }
             closeIfDue()
         }
@@ -57,7 +58,7 @@ actor GroupCommit {
 
     /// An urgent entry, committed alone and at once.
     func commitNow(_ entry: PendingCommit) async -> Result<Void, StoreError> {
-        let result = await pool.run { [urgent] in urgent.run([entry])[0] }
+        let result = await pool.run { [urgent] in urgent.run([urgent.stage(entry)])[0] }
         if entry.ref != nil, case .success = result { refsPending = true }
         return result
     }
@@ -110,11 +111,11 @@ actor GroupCommit {
         closeIfDue()
     }
 
-    private func run(_ batch: [(entry: PendingCommit, done: CheckedContinuation<Result<Void, StoreError>, Never>)]) async {
+    private func run(_ batch: [(entry: StagedCommit, done: CheckedContinuation<Result<Void, StoreError>, Never>)]) async {
         let entries = batch.map(\.entry)
         let results = await pool.run { [batched] in batched.run(entries) }
         for (index, result) in results.enumerated() {
-            if entries[index].ref != nil, case .success = result { refsPending = true }
+            if entries[index].entry.ref != nil, case .success = result { refsPending = true }
             batch[index].done.resume(returning: result)
         }
         committing = false

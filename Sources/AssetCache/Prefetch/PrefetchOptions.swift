@@ -7,8 +7,9 @@ public struct PrefetchOptions: Sendable {
     public var archive = ArchiveLimits()
     /// Validation runs beside downloads, in at most this many threads.
     public var validationWorkers = 2
-    /// Threads for commits, which wait on the disk: one batch at a time, and
-    /// session-start and push-click assets committed beside it.
+    /// Threads for commits, which wait on the disk: each asset's files made
+    /// ready for its batch as it arrives, one batch at a time, and session-start
+    /// and push-click assets committed beside them.
     public var commitWorkers = 4
     /// How long a validated asset may wait for others to share its batch's
     /// flushes (a group commit); a batch also closes as soon as every asset still

@@ -8,10 +8,11 @@ import Glibc
 /// The steps of one group commit, in the only order that survives a power cut
 /// at any moment:
 ///
-/// 1. every ref is written to a file in `tmp/`, beside the downloads and trees;
+/// 1. every ref is written to a file in `tmp/`, beside the downloads and trees
+///    (``stage(_:)``, as each asset arrives);
 /// 2. one flush makes all of that data durable;
 /// 3. objects and trees are renamed into their shards;
-/// 4. one flush makes those names durable;
+/// 4. one flush makes those names durable, and the shards' own;
 /// 5. refs are renamed into `refs/`.
 ///
 /// A ref therefore never names an object or tree that a power cut can take back.
@@ -22,75 +23,79 @@ struct CommitBatch: Sendable {
     let store: CacheStore
     let flush: BatchFlush
 
-    /// What became of each entry, in order. A failed entry leaves nothing behind
-    /// in `tmp/`; a failed flush fails every entry of the batch.
-    func run(_ entries: [PendingCommit]) -> [Result<Void, StoreError>] {
-        var failures = [StoreError?](repeating: nil, count: entries.count)
+    /// Step 1 for one entry. A failure is kept in the result: the batch then
+    /// removes what the entry left in `tmp/`.
+    func stage(_ entry: PendingCommit) -> StagedCommit {
+        var staged = StagedCommit(entry: entry)
+        do throws(StoreError) {
+            let refBytes = try entry.ref.map { ref throws(StoreError) in try store.encode(ref, for: entry.url) }
+            do throws(FileSystem.Failure) {
+                if let download = entry.download {
+                    // Read-only through its own descriptor: the mode lands on
+                    // this file, wherever its name may point by now.
+                    let fd = try download.directory.openFile(download.name, O_RDONLY)
+                    defer { close(fd) }
+                    guard fchmod(fd, 0o444) == 0 else { throw FileSystem.Failure(operation: "chmod", path: download.path, code: errno) }
+                    staged.objectShard = try store.makeShard(of: entry.sha256, in: store.objects)
+                }
+                if entry.tree != nil {
+                    staged.treeShard = try store.makeShard(of: entry.sha256, in: store.trees)
+                }
+                if let refBytes {
+                    staged.refTemporary = try FileSystem.writeTemporary(refBytes, in: store.tmp, mode: CacheStore.privateFileMode, sync: false)
+                }
+            } catch {
+                throw .io(error.description)
+            }
+        } catch {
+            staged.failure = error
+        }
+        return staged
+    }
+
+    /// Steps 2 to 5: what became of each entry, in order. A failed entry leaves
+    /// nothing behind in `tmp/`; a failed flush fails every entry of the batch.
+    func run(_ staged: [StagedCommit]) -> [Result<Void, StoreError>] {
+        var failures = staged.map(\.failure)
         var moves: [Move] = []
         var claimed: Set<String> = []
         var present: [String: Directory] = [:]
-        /// objects/ or trees/ when a shard was made in it: its new name is flushed too.
-        var parentsOfNewShards: [String: Directory] = [:]
-        var refTemporaries: [Int: String] = [:]
-        defer { removeLeftovers(entries, moves: moves, refTemporaries: refTemporaries) }
+        var published: Set<Int> = []
+        defer { removeLeftovers(staged, moves: moves, published: published) }
 
-        // 1. Stage: what moves where, and the refs' bytes in tmp/.
-        for (index, entry) in entries.enumerated() {
-            var refBytes: [UInt8]?
-            if let ref = entry.ref {
-                do throws(StoreError) {
-                    refBytes = try store.encode(ref, for: entry.url)
-                } catch {
-                    failures[index] = error
-                    continue
+        for item in staged where item.failure == nil {
+            let entry = item.entry
+            if let download = entry.download, let shard = item.objectShard {
+                store.noteLink(entry.sha256, in: shard, where: "an object")
+                if shard.isFile(entry.sha256) {
+                    present[shard.path] = shard
+                } else if claimed.insert(shard.path(of: entry.sha256)).inserted {
+                    moves.append(Move(from: download, shard: shard, name: entry.sha256, isTree: false))
                 }
             }
-            do throws(FileSystem.Failure) {
-                if let download = entry.download {
-                    let shard = try shard(of: entry.sha256, in: store.objects, new: &parentsOfNewShards)
-                    store.noteLink(entry.sha256, in: shard, where: "an object")
-                    if shard.isFile(entry.sha256) {
-                        present[shard.path] = shard
-                    } else if !claimed.contains(shard.path(of: entry.sha256)) {
-                        // Read-only through its own descriptor: the mode lands on
-                        // this file, wherever its name may point by now.
-                        let fd = try download.directory.openFile(download.name, O_RDONLY)
-                        defer { close(fd) }
-                        guard fchmod(fd, 0o444) == 0 else { throw FileSystem.Failure(operation: "chmod", path: download.path, code: errno) }
-                        moves.append(Move(from: download, shard: shard, name: entry.sha256, isTree: false))
-                        claimed.insert(shard.path(of: entry.sha256))
-                    }
+            if let tree = entry.tree, let shard = item.treeShard {
+                if store.treeIsPresent(entry.sha256, in: shard) {
+                    present[shard.path] = shard
+                } else if claimed.insert(shard.path(of: entry.sha256)).inserted {
+                    moves.append(Move(from: tree, shard: shard, name: entry.sha256, isTree: true))
                 }
-                if let tree = entry.tree {
-                    let shard = try shard(of: entry.sha256, in: store.trees, new: &parentsOfNewShards)
-                    if store.treeIsPresent(entry.sha256, in: shard) {
-                        present[shard.path] = shard
-                    } else if !claimed.contains(shard.path(of: entry.sha256)) {
-                        moves.append(Move(from: tree, shard: shard, name: entry.sha256, isTree: true))
-                        claimed.insert(shard.path(of: entry.sha256))
-                    }
-                }
-                if let refBytes {
-                    refTemporaries[index] = try FileSystem.writeTemporary(refBytes, in: store.tmp, mode: CacheStore.privateFileMode, sync: false)
-                }
-            } catch {
-                failures[index] = .io(error.description)
             }
         }
 
-        // 2. One flush for the data. An object or tree another run renamed into
-        // place may not have its name durable yet: its shard is flushed too.
+        // 2. One flush for the data. An object or tree another commit renamed
+        // into place may not have its name durable yet: its shard is flushed too.
+        let refFiles = staged.compactMap { $0.failure == nil ? $0.refTemporary : nil }.map { FileLocation(store.tmp, $0) }
         do throws(FileSystem.Failure) {
             try flush.flushData(
-                files: moves.filter { !$0.isTree }.map(\.from) + refTemporaries.values.map { FileLocation(store.tmp, $0) },
+                files: moves.filter { !$0.isTree }.map(\.from) + refFiles,
                 trees: moves.filter(\.isTree).map(\.from),
-                directories: Array(present.values))
+                directories: withParents(present))
         } catch {
-            return entries.map { _ in .failure(.io(error.description)) }
+            return staged.map { _ in .failure(.io(error.description)) }
         }
 
         // 3. Renames.
-        var renamedInto = parentsOfNewShards
+        var renamedInto: [String: Directory] = [:]
         var failed: [String: String] = [:]
         for index in moves.indices {
             let move = moves[index]
@@ -107,29 +112,31 @@ struct CommitBatch: Sendable {
             }
         }
 
-        // 4. One flush for the names.
+        // 4. One flush for the names: the shards', then objects/ and trees/,
+        // which hold any shard made since the last flush.
         do throws(FileSystem.Failure) {
-            try flush.flushNames(in: renamedInto.values.sorted { $0.path > $1.path })
+            try flush.flushNames(in: withParents(renamedInto))
         } catch {
-            return entries.map { _ in .failure(.io(error.description)) }
+            return staged.map { _ in .failure(.io(error.description)) }
         }
 
         // 5. Refs, only for entries whose object and tree are in place (two URLs
         // with the same bytes share one move, and its failure fails both).
-        for (index, entry) in entries.enumerated() {
+        for (index, item) in staged.enumerated() {
+            let entry = item.entry
             let object = entry.download.flatMap { _ in failed[store.objectPath(entry.sha256)] }
             let tree = entry.tree.flatMap { _ in failed[store.treePath(entry.sha256)] }
             if failures[index] == nil, let failure = object ?? tree {
                 failures[index] = .io(failure)
             }
-            guard failures[index] == nil, let temporary = refTemporaries.removeValue(forKey: index) else { continue }
+            guard failures[index] == nil, let temporary = item.refTemporary else { continue }
             let name = store.refName(for: entry.url)
             do throws(FileSystem.Failure) {
                 try store.tmp.rename(temporary, to: store.refs, as: name)
                 flush.renamed(store.tmp.path(of: temporary), to: store.refs.path(of: name))
+                published.insert(index)
             } catch {
                 failures[index] = .io(error.description)
-                refTemporaries[index] = temporary
             }
         }
         return failures.map { $0.map { .failure($0) } ?? .success(()) }
@@ -152,22 +159,25 @@ struct CommitBatch: Sendable {
         var destination: String { shard.path(of: name) }
     }
 
-    /// The shard of `sha256`, made if absent; then its parent goes in
-    /// `parentsOfNew`, whose names are flushed with the batch's renames.
-    private func shard(of sha256: String, in parent: Directory, new parentsOfNew: inout [String: Directory]) throws(FileSystem.Failure) -> Directory {
-        let existed = parent.isDirectory(String(sha256.prefix(2)))
-        let shard = try store.makeShard(of: sha256, in: parent)
-        if !existed { parentsOfNew[parent.path] = parent }
-        return shard
+    /// The shards, deepest first, then the directories holding them.
+    private func withParents(_ shards: [String: Directory]) -> [Directory] {
+        guard !shards.isEmpty else { return [] }
+        var parents: [String: Directory] = [:]
+        for shard in shards.values {
+            let parent = shard.path.hasPrefix(store.trees.path + "/") ? store.trees : store.objects
+            parents[parent.path] = parent
+        }
+        return shards.values.sorted { $0.path > $1.path } + parents.values.sorted { $0.path > $1.path }
     }
 
     /// Downloads, trees and ref files that did not move: a duplicate, a failure.
-    private func removeLeftovers(_ entries: [PendingCommit], moves: [Move], refTemporaries: [Int: String]) {
+    private func removeLeftovers(_ staged: [StagedCommit], moves: [Move], published: Set<Int>) {
         let moved = Set(moves.filter(\.done).map(\.from.path))
-        for entry in entries {
-            if let download = entry.download, !moved.contains(download.path) { download.directory.unlink(download.name) }
-            if let tree = entry.tree, !moved.contains(tree.path) { try? tree.directory.remove(tree.name) }
+        for (index, item) in staged.enumerated() {
+            if let download = item.entry.download, !moved.contains(download.path) { download.directory.unlink(download.name) }
+            if let tree = item.entry.tree, !moved.contains(tree.path) { try? tree.directory.remove(tree.name) }
+            // A ref that failed, or whose object or tree did not arrive, is not published.
+            if let temporary = item.refTemporary, !published.contains(index) { store.tmp.unlink(temporary) }
         }
-        for temporary in refTemporaries.values { store.tmp.unlink(temporary) }
     }
 }
