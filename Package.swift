@@ -83,3 +83,9 @@ if Context.environment["ASSETCACHE_FUZZ"] != nil {
         ))
     }
 }
+
+// bench/callgrind.sh: a synchronous stand-in for `prefetch plan`, only when
+// ASSETCACHE_BENCH is set.
+if Context.environment["ASSETCACHE_BENCH"] != nil {
+    package.targets.append(.executableTarget(name: "BenchPlan", dependencies: ["AssetCache"], path: "bench/BenchPlan"))
+}

@@ -71,7 +71,7 @@ struct Simulate: ParsableCommand {
             throw CommandFailure(message: "cannot read the events file '\(events)': no such readable file; check the path given to --events", status: ExitStatus.usage)
         }
         do {
-            return try EventFile.parse(String(decoding: data, as: UTF8.self))
+            return try EventFile.parse(data)
         } catch {
             throw CommandFailure(message: "\(events):\(error.line): \(error.message); correct that line and run again", status: ExitStatus.usage)
         }
