@@ -37,8 +37,11 @@ import Testing
     ]
 
     static func read(_ bytes: [UInt8]) throws(JSONReadError) -> RawManifest {
-        let result = bytes.withUnsafeBytes { bytes in Result { () throws(JSONReadError) in try ManifestReader.read(bytes) } }
-        return try result.get()
+        var triggers: [RawTrigger] = []
+        let result = bytes.withUnsafeBytes { bytes in
+            Result { () throws(JSONReadError) in try ManifestReader.read(bytes) { trigger, _ in triggers.append(trigger) } }
+        }
+        return RawManifest(triggers: triggers, integrity: try result.get())
     }
 
     @Test(arguments: agreeing)

@@ -10,36 +10,51 @@ extension Manifest {
         guard data.count <= maxSize else {
             throw ManifestError(path: "", "the manifest is \(data.count) bytes; the limit is \(maxSize)")
         }
-        let read = data.withUnsafeBytes { bytes in Result { () throws(JSONReadError) in try ManifestReader.read(bytes) } }
-        let raw: RawManifest
+        var builder = ManifestBuilder()
+        let read = data.withUnsafeBytes { bytes in
+            Result { () throws(JSONReadError) in
+                try ManifestReader.read(bytes) { trigger, index in builder.add(trigger, index: index) }
+            }
+        }
+        let integrity: [String: String]?
         do {
-            raw = try read.get()
+            integrity = try read.get()
         } catch {
             throw ManifestError(path: error.path ?? "", error.message(line: true))
         }
-        var builder = ManifestBuilder()
-        return try builder.build(raw)
+        return try builder.finish(integrity: integrity)
     }
 }
 
-/// Turns the raw document into the model, checking what Codable cannot.
+/// Turns each trigger into the model as it is read, checking what the shapes
+/// alone cannot. Its first error waits until the whole text has been read, so
+/// that a syntax or type error anywhere is reported first.
 private struct ManifestBuilder {
+    var actions: [TriggeredAction] = []
+    var failure: ManifestError?
     var seenIDs: [String: Int] = [:]
     var warnings: [String] = []
     /// Large manifests name the same few URLs many times: each is parsed once.
     var parsedURLs: [String: AssetURL] = [:]
 
-    mutating func build(_ raw: RawManifest) throws(ManifestError) -> Manifest {
-        var actions: [TriggeredAction] = []
-        for (index, trigger) in raw.triggers.enumerated() {
-            guard let type = trigger.type, type == "inapp" else {
-                warnings.append("triggers[\(index)]: skipped action of type '\(trigger.type ?? "none")'")
-                continue
-            }
-            actions.append(try action(trigger, index: index))
+    mutating func add(_ trigger: consuming RawTrigger, index: Int) {
+        guard failure == nil else { return }
+        guard let type = trigger.type, type == "inapp" else {
+            warnings.append("triggers[\(index)]: skipped action of type '\(trigger.type ?? "none")'")
+            return
         }
+        var trigger = trigger
+        do {
+            actions.append(try action(&trigger, index: index))
+        } catch {
+            failure = error
+        }
+    }
+
+    mutating func finish(integrity raw: [String: String]?) throws(ManifestError) -> Manifest {
+        if let failure { throw failure }
         var integrity: [AssetURL: [UInt8]] = [:]
-        for (url, value) in raw.integrity ?? [:] {
+        for (url, value) in raw ?? [:] {
             let path = JSONPath.appending(key: url, to: "integrity")
             integrity[try assetURL(url, path: path)] = try digest(value, path: path)
         }
@@ -47,19 +62,17 @@ private struct ManifestBuilder {
     }
 
     /// Paths are spelled only for an error: building one per field was most of
-    /// the time here on large manifests.
-    mutating func action(_ raw: RawTrigger, index: Int) throws(ManifestError) -> TriggeredAction {
+    /// the time here on large manifests. Values are taken out of `raw`, not
+    /// copied: it is thrown away after.
+    mutating func action(_ raw: inout RawTrigger, index: Int) throws(ManifestError) -> TriggeredAction {
         func path(_ key: String) -> String { "triggers[\(index)].\(key)" }
-        guard let id = raw.id, !id.isEmpty else { throw ManifestError(path: path("id"), "every action needs a non-empty id") }
+        guard let id = raw.id.take(), !id.isEmpty else { throw ManifestError(path: path("id"), "every action needs a non-empty id") }
         if let first = seenIDs.updateValue(index, forKey: id) {
             throw ManifestError(path: path("id"), "duplicate id '\(id)' (also at triggers[\(first)])")
         }
-        guard let data = raw.data else { throw ManifestError(path: path("data"), "an inapp action needs a message in 'data'") }
+        guard var data = raw.data.take() else { throw ManifestError(path: path("data"), "an inapp action needs a message in 'data'") }
 
         let delay = try seconds(raw.delay, path: path("delay")) ?? 0
-        let conditions = (raw.triggerCondition ?? []).map {
-            TriggerCondition(type: $0.type, data: $0.data ?? [:])
-        }
         return TriggeredAction(
             id: id,
             priority: try finite(raw.priority, path: path("priority")) ?? 0,
@@ -69,28 +82,31 @@ private struct ManifestBuilder {
             timeout: try seconds(raw.timeout, path: path("timeout")) ?? delay + 30,
             minSecondsSinceLastTrigger: try epoch(raw.minSecondsSinceLastTrigger, path: path("min_seconds_since_last_trigger")),
             prefetch: raw.prefetch ?? true,
-            conditions: conditions,
-            message: try message(data, path: path("data")),
+            conditions: raw.triggerCondition.take() ?? [],
+            message: try message(&data, path: path("data")),
             manifestIndex: index
         )
     }
 
-    mutating func message(_ raw: RawMessageData, path data: @autoclosure () -> String) throws(ManifestError) -> InAppMessage {
+    mutating func message(_ raw: inout RawMessageData, path data: @autoclosure () -> String) throws(ManifestError) -> InAppMessage {
         func path(_ key: String) -> String { "\(data()).\(key)" }
         var urls: [AssetURL] = []
-        for (index, url) in (raw.assetURLs ?? []).enumerated() {
-            urls.append(try assetURL(url, path: path("asset_urls[\(index)]")))
+        if let assetURLs = raw.assetURLs.take() {
+            urls.reserveCapacity(assetURLs.count)
+            for (index, url) in assetURLs.enumerated() {
+                urls.append(try assetURL(url, path: path("asset_urls[\(index)]")))
+            }
         }
         return InAppMessage(
-            type: MessageType(raw.type ?? "SLIDEUP"),
-            imageStyle: try enumValue(raw.imageStyle, default: .top, path: path("image_style")),
-            orientation: try enumValue(raw.orientation, default: .any, path: path("orientation")),
-            text: raw.message,
+            type: MessageType(raw.type.take() ?? "SLIDEUP"),
+            imageStyle: try enumValue(raw.imageStyle.take(), default: .top, path: path("image_style")),
+            orientation: try enumValue(raw.orientation.take(), default: .any, path: path("orientation")),
+            text: raw.message.take(),
             isControl: raw.isControl ?? false,
-            imageURL: try optionalURL(raw.imageURL, path: path("image_url")),
-            zippedAssetsURL: try optionalURL(raw.zippedAssetsURL, path: path("zipped_assets_url")),
+            imageURL: try optionalURL(raw.imageURL.take(), path: path("image_url")),
+            zippedAssetsURL: try optionalURL(raw.zippedAssetsURL.take(), path: path("zipped_assets_url")),
             assetURLs: urls,
-            extras: raw.extras ?? [:]
+            extras: raw.extras.take() ?? [:]
         )
     }
 

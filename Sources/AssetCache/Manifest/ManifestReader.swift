@@ -1,26 +1,40 @@
-/// Reads a manifest's bytes into ``RawManifest`` in ``JSONReader``'s one pass:
-/// known keys are matched on their bytes (the enums at the end) and read as
-/// their type, everything else is checked and skipped. What a value of the wrong type gives is what
-/// Swift's `Decodable` gave for the same document before (`expected a string`,
-/// `is required`), at the same JSON path.
+/// Reads a manifest's bytes in ``JSONReader``'s one pass, handing each trigger
+/// over as it is read: known keys are matched on their bytes (the enums at the
+/// end) and read as their type, everything else is checked and skipped. What a
+/// value of the wrong type gives is what Swift's `Decodable` gave for the same
+/// document before (`expected a string`, `is required`), at the same JSON path.
 enum ManifestReader {
-    static func read(_ bytes: UnsafeRawBufferPointer) throws(JSONReadError) -> RawManifest {
-        try JSONReader.read(bytes, name: "manifest") { json throws(JSONReadError) in try manifest(&json) }
+    /// Calls `each` with every trigger and its index in `triggers`, and returns
+    /// `integrity`. What `each` is given after a mismatch does not matter: the
+    /// mismatch is thrown at the end.
+    static func read(
+        _ bytes: UnsafeRawBufferPointer, each: (consuming RawTrigger, Int) -> Void
+    ) throws(JSONReadError) -> [String: String]? {
+        try JSONReader.read(bytes, name: "manifest") { json throws(JSONReadError) in try manifest(&json, each) }
     }
 
-    private static func manifest(_ json: inout JSONReader) throws(JSONReadError) -> RawManifest {
-        var triggers: [RawTrigger]?
+    private static func manifest(
+        _ json: inout JSONReader, _ each: (consuming RawTrigger, Int) -> Void
+    ) throws(JSONReadError) -> [String: String]? {
+        var hasTriggers = false
         var integrity: [String: String]?
-        guard try json.expectObject() else { return RawManifest(triggers: []) }
+        guard try json.expectObject() else { return nil }
         try json.object(ManifestKey.self) { json, key throws(JSONReadError) in
             switch key {
-            case .triggers?: triggers = try json.requiredArray { json throws(JSONReadError) in try trigger(&json) }
+            case .triggers?:
+                hasTriggers = true
+                guard try json.next() == .array else { return try json.mismatch("an array") }
+                var index = 0
+                try json.array { json throws(JSONReadError) in
+                    if let raw = try trigger(&json) { each(raw, index) }
+                    index += 1
+                }
             case .integrity?: integrity = try stringMap(&json)
             case nil: try json.skip()
             }
         }
-        if triggers == nil { json.missing("triggers") }
-        return RawManifest(triggers: triggers ?? [], integrity: integrity)
+        if !hasTriggers { json.missing("triggers") }
+        return integrity
     }
 
     /// Only `type` and `id` of an action that is not `inapp` are judged: other
@@ -28,6 +42,7 @@ enum ManifestReader {
     /// may come last, so the body's first mismatch waits for it.
     private static func trigger(_ json: inout JSONReader) throws(JSONReadError) -> RawTrigger? {
         guard try json.expectObject() else { return nil }
+        // Mismatches are rare: the bookkeeping below only runs when there is one.
         let before = json.takeMismatch()
         var identity: JSONReadError?
         var body: JSONReadError?
@@ -47,18 +62,22 @@ enum ManifestReader {
             case .data?: raw.data = try messageData(&json)
             case nil: try json.skip()
             }
+            guard json.mismatched else { return }
             if key == .type || key == .id {
-                identity = identity ?? json.takeMismatch()
+                if identity == nil { identity = json.takeMismatch() }
             } else {
-                body = body ?? json.takeMismatch()
+                if body == nil { body = json.takeMismatch() }
             }
         }
         let inapp = raw.type == "inapp"
-        json.mismatch = before ?? identity ?? (inapp ? body : nil)
+        if before != nil || identity != nil || body != nil {
+            json.mismatch = before ?? identity ?? (inapp ? body : nil)
+        }
         return inapp ? raw : RawTrigger(id: raw.id, type: raw.type)
     }
 
-    private static func condition(_ json: inout JSONReader) throws(JSONReadError) -> RawCondition? {
+    /// `data` null or absent is an empty object.
+    private static func condition(_ json: inout JSONReader) throws(JSONReadError) -> TriggerCondition? {
         guard try json.expectObject() else { return nil }
         var type: String?
         var data: [String: JSONValue]?
@@ -73,7 +92,7 @@ enum ManifestReader {
             json.missing("type")
             return nil
         }
-        return RawCondition(type: type, data: data)
+        return TriggerCondition(type: type, data: data ?? [:])
     }
 
     private static func messageData(_ json: inout JSONReader) throws(JSONReadError) -> RawMessageData? {

@@ -1,6 +1,12 @@
 import Foundation
 @testable import AssetCache
 
+/// What a manifest holds before it is checked, as the tests compare it.
+struct RawManifest: Equatable {
+    var triggers: [RawTrigger]
+    var integrity: [String: String]?
+}
+
 /// What Swift's `Decodable` and Foundation's `JSONDecoder` make of a manifest:
 /// the oracle ``ManifestReader`` is held to on valid JSON. The reader replaced
 /// this path; its rules (only `type` and `id` of a non-`inapp` action are read,
@@ -39,7 +45,7 @@ struct CodableManifest: Decodable {
     struct Condition: Decodable {
         var type: String
         var data: [String: JSONValue]?
-        var raw: RawCondition { RawCondition(type: type, data: data) }
+        var raw: TriggerCondition { TriggerCondition(type: type, data: data ?? [:]) }
     }
 
     struct MessageData: Decodable {

@@ -1,19 +1,11 @@
 /// A member's key as it is in the text, valid while the reader reads it: known
-/// keys are matched on its bytes (`case "image_url":`), and only a key whose
-/// value is kept is made into a `String`.
+/// keys are matched on its bytes (``JSONKeyTable``), and only a key whose value
+/// is kept is made into a `String`.
 package struct JSONKey {
     let bytes: UnsafeBufferPointer<UInt8>
     let escaped: Bool
 
     package var string: String { JSONString.decode(bytes, escaped: escaped) }
-
-    package static func ~= (pattern: StaticString, key: JSONKey) -> Bool {
-        JSONString.equals(key.bytes, escaped: key.escaped, pattern)
-    }
-
-    package static func == (key: JSONKey, word: StaticString) -> Bool {
-        word ~= key
-    }
 
     /// Whether two keys have the same value, however each was escaped.
     func sameValue(as other: JSONKey) -> Bool {
@@ -30,9 +22,11 @@ package struct JSONKey {
         escaped ? 0 : Self.fingerprint(of: bytes)
     }
 
+    @inline(__always)
     static func fingerprint(of bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
-        var word = UInt64(truncatingIfNeeded: bytes.count) << 56
-        for index in 0..<min(bytes.count, 7) { word |= UInt64(bytes[index]) << (index * 8) }
+        var word = UInt64(truncatingIfNeeded: bytes.count) &<< 56
+        guard let start = bytes.baseAddress else { return word }
+        for index in 0..<min(bytes.count, 7) { word |= UInt64(start[index]) &<< (index &* 8) }
         return word
     }
 }

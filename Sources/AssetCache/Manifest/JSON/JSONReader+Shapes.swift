@@ -2,11 +2,13 @@
 /// them: null or absent is nil for an optional value, and any other wrong shape is
 /// a ``JSONReader/mismatch(_:)`` naming what was expected there.
 extension JSONReader {
+    @inline(__always)
     package mutating func optionalString() throws(JSONReadError) -> String? {
         try optional(.string, "a string") { reader throws(JSONReadError) in try reader.string() }
     }
 
     /// A string where null is not allowed either.
+    @inline(__always)
     package mutating func requiredString() throws(JSONReadError) -> String? {
         guard try next() == .string else {
             try mismatch("a string")
@@ -15,15 +17,18 @@ extension JSONReader {
         return try string()
     }
 
+    @inline(__always)
     package mutating func optionalNumber() throws(JSONReadError) -> Double? {
         try optional(.number, "a number") { reader throws(JSONReadError) in try reader.number() }
     }
 
+    @inline(__always)
     package mutating func optionalBool() throws(JSONReadError) -> Bool? {
         try optional(.bool, "true or false") { reader throws(JSONReadError) in try reader.bool() }
     }
 
     /// Reads the next value with `read` if it is a `kind`; nil for null.
+    @inline(__always)
     private mutating func optional<Value>(
         _ kind: JSONKind, _ expected: String, _ read: (inout JSONReader) throws(JSONReadError) -> Value
     ) throws(JSONReadError) -> Value? {
@@ -37,12 +42,14 @@ extension JSONReader {
 
     /// An array whose elements `element` reads; those it returns nil for (a
     /// mismatch it has noted) are left out.
+    @inline(__always)
     package mutating func optionalArray<Element>(
         _ element: (inout JSONReader) throws(JSONReadError) -> Element?
     ) throws(JSONReadError) -> [Element]? {
         try optional(.array, "an array") { reader throws(JSONReadError) in try reader.requiredArray(element) } ?? nil
     }
 
+    @inline(__always)
     package mutating func requiredArray<Element>(
         _ element: (inout JSONReader) throws(JSONReadError) -> Element?
     ) throws(JSONReadError) -> [Element]? {
@@ -64,11 +71,13 @@ extension JSONReader {
 
     /// Whether an object follows, for the caller to read; null is read past, and
     /// anything else noted as a mismatch and skipped.
+    @inline(__always)
     package mutating func optionalObject() throws(JSONReadError) -> Bool {
         try optional(.object, "an object") { _ throws(JSONReadError) in true } ?? false
     }
 
     /// Whether the next value is an object; if not, it is noted as a mismatch and skipped.
+    @inline(__always)
     package mutating func expectObject() throws(JSONReadError) -> Bool {
         if try next() == .object { return true }
         try mismatch("an object")
@@ -77,6 +86,7 @@ extension JSONReader {
 
     /// The mismatch noted so far, which is then forgotten: for a value whose
     /// mismatches count only once more of the document is known.
+    @inline(__always)
     package mutating func takeMismatch() -> JSONReadError? {
         guard mismatched else { return nil }
         defer { mismatch = nil }

@@ -18,7 +18,10 @@ package struct JSONReader: ~Copyable {
     }
 
     var tokens: JSONTokenizer
-    private var frames: [Frame] = []
+    /// One per open container, at most ``maxDepth``: a fixed buffer, as an array's
+    /// uniqueness and bounds checks on every member were measurable.
+    private let frames = UnsafeMutablePointer<Frame>.allocate(capacity: JSONReader.maxDepth)
+    private var depth = 0
     private var keys = JSONKeySet()
     /// The first value of the wrong shape, with its path.
     package var mismatch: JSONReadError? {
@@ -29,7 +32,10 @@ package struct JSONReader: ~Copyable {
 
     private init(_ bytes: UnsafeRawBufferPointer) {
         tokens = JSONTokenizer(bytes)
-        frames.reserveCapacity(16)
+    }
+
+    deinit {
+        frames.deallocate()
     }
 
     /// Reads the one JSON text in `bytes` with `document`; `name` says what it is
@@ -56,6 +62,7 @@ package struct JSONReader: ~Copyable {
     // MARK: values
 
     /// What the next value is, without reading it.
+    @inline(__always)
     package mutating func next() throws(JSONReadError) -> JSONKind {
         guard let byte = tokens.peek() else { throw tokens.unexpected() }
         return switch byte {
@@ -70,6 +77,7 @@ package struct JSONReader: ~Copyable {
     }
 
     /// Reads an object's members; `member` reads (or skips) exactly one value for each.
+    @inline(__always)
     package mutating func object(_ member: (inout JSONReader, JSONKey) throws(JSONReadError) -> Void) throws(JSONReadError) {
         try members { (_: JSONKey) -> (key: Never, index: Int)? in nil } _: { reader, _, key throws(JSONReadError) in
             try member(&reader, key)
@@ -78,6 +86,7 @@ package struct JSONReader: ~Copyable {
 
     /// Reads an object whose known keys are `Key`s: each member is handed over as
     /// its `Key`, or as nil when it is one the document does not know.
+    @inline(__always)
     package mutating func object<Key: JSONObjectKey>(
         _: Key.Type, _ member: (inout JSONReader, Key?) throws(JSONReadError) -> Void
     ) throws(JSONReadError) {
@@ -87,12 +96,13 @@ package struct JSONReader: ~Copyable {
     }
 
     /// Known keys are marked seen in a bit mask, the others in ``JSONKeySet``.
+    @inline(__always)
     private mutating func members<Key>(
         _ match: (JSONKey) -> (key: Key, index: Int)?,
         _ member: (inout JSONReader, Key?, JSONKey) throws(JSONReadError) -> Void
     ) throws(JSONReadError) {
         try enter(index: -1)
-        let level = frames.count
+        let level = depth
         var seen: UInt64 = 0
         if !tokens.consume(UInt8(ascii: "}")) {
             while true {
@@ -116,7 +126,7 @@ package struct JSONReader: ~Copyable {
             }
         }
         keys.close(level: level)
-        frames.removeLast()
+        depth -= 1
     }
 
     private static func duplicate(_ key: JSONKey) -> JSONReadError {
@@ -124,39 +134,45 @@ package struct JSONReader: ~Copyable {
     }
 
     /// Reads an array's elements; `element` reads (or skips) exactly one value each time.
+    @inline(__always)
     package mutating func array(_ element: (inout JSONReader) throws(JSONReadError) -> Void) throws(JSONReadError) {
         try enter(index: 0)
         if !tokens.consume(UInt8(ascii: "]")) {
             while true {
                 try element(&self)
                 if tokens.consume(UInt8(ascii: ",")) {
-                    frames[frames.count - 1].index += 1
+                    frames[depth - 1].index += 1
                     continue
                 }
                 if tokens.consume(UInt8(ascii: "]")) { break }
                 throw tokens.fault("expected ',' or ']' after an array element")
             }
         }
-        frames.removeLast()
+        depth -= 1
     }
 
     /// Consumes the opening bracket (the caller has seen it with ``next()``).
+    @inline(__always)
     private mutating func enter(index: Int) throws(JSONReadError) {
-        guard frames.count < Self.maxDepth else { throw tokens.fault("nested deeper than \(Self.maxDepth) levels", kind: .rule) }
+        guard depth < Self.maxDepth else { throw tokens.fault("nested deeper than \(Self.maxDepth) levels", kind: .rule) }
         _ = tokens.peek()
         tokens.skipByte()
-        frames.append(Frame(index: index, key: nil))
+        (frames + depth).initialize(to: Frame(index: index, key: nil))
+        depth += 1
     }
 
+    @inline(__always)
     package mutating func string() throws(JSONReadError) -> String {
         let token = try tokens.string()
         return JSONString.decode(tokens.raw(token), escaped: token.escaped)
     }
 
+    @inline(__always)
     package mutating func number() throws(JSONReadError) -> Double {
         try tokens.number()
     }
 
+    @inline(__always)
     package mutating func bool() throws(JSONReadError) -> Bool {
         if tokens.peek() == UInt8(ascii: "t") {
             try tokens.literal("true")
@@ -166,6 +182,7 @@ package struct JSONReader: ~Copyable {
         return false
     }
 
+    @inline(__always)
     package mutating func null() throws(JSONReadError) {
         try tokens.literal("null")
     }
@@ -204,8 +221,10 @@ package struct JSONReader: ~Copyable {
     }
 
     /// An object's members, kept whole.
+    @inline(__always)
     package mutating func members() throws(JSONReadError) -> [String: JSONValue] {
-        var members: [String: JSONValue] = [:]
+        // Room for a few members from the start: growing from empty was half the cost.
+        var members = [String: JSONValue](minimumCapacity: 4)
         try object { reader, key throws(JSONReadError) in members[key.string] = try reader.value() }
         return members
     }
@@ -228,7 +247,7 @@ package struct JSONReader: ~Copyable {
     /// The JSON path of the value being read; long ones keep their ends.
     package var path: String {
         var segments: [String] = []
-        for frame in frames {
+        for frame in UnsafeBufferPointer(start: frames, count: depth) {
             if frame.index >= 0 {
                 segments.append("[\(frame.index)]")
             } else if let key = frame.key {

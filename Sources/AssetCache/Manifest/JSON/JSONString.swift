@@ -63,18 +63,21 @@ struct JSONString {
         }
     }
 
-    /// Whether the string's value is `word`; escaped ones are decoded to compare.
-    static func equals(_ raw: UnsafeBufferPointer<UInt8>, escaped: Bool, _ word: StaticString) -> Bool {
-        let expected = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
-        guard !escaped else { return unescape(raw).withUnsafeBufferPointer { same($0, expected) } }
-        return same(raw, expected)
-    }
-
     /// Byte equality, written out: the generic `elementsEqual` was a tenth of
     /// the reading time, keys being compared far more often than read.
     static func same(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Bool {
         guard left.count == right.count else { return false }
-        for index in 0..<left.count where left[index] != right[index] { return false }
+        guard let a = left.baseAddress, let b = right.baseAddress else { return true }
+        var index = 0
+        while left.count &- index >= 8 {
+            let wordA = UnsafeRawPointer(a + index).loadUnaligned(as: UInt64.self)
+            guard wordA == UnsafeRawPointer(b + index).loadUnaligned(as: UInt64.self) else { return false }
+            index &+= 8
+        }
+        while index < left.count {
+            guard a[index] == b[index] else { return false }
+            index &+= 1
+        }
         return true
     }
 }

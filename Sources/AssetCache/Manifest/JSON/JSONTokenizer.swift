@@ -24,6 +24,7 @@ struct JSONTokenizer: ~Copyable {
     // MARK: bytes
 
     /// The next byte that is not whitespace, without consuming it; nil at the end.
+    @inline(__always)
     mutating func peek() -> UInt8? {
         while position < count {
             let byte = base[position]
@@ -40,6 +41,7 @@ struct JSONTokenizer: ~Copyable {
     }
 
     /// Consumes `byte` if it is the next one that is not whitespace.
+    @inline(__always)
     mutating func consume(_ byte: UInt8) -> Bool {
         guard peek() == byte else { return false }
         position += 1
@@ -47,6 +49,7 @@ struct JSONTokenizer: ~Copyable {
     }
 
     /// Steps over the byte ``peek()`` has just returned.
+    @inline(__always)
     mutating func skipByte() {
         position += 1
     }
@@ -164,6 +167,7 @@ struct JSONTokenizer: ~Copyable {
         }
     }
 
+    @inline(__always)
     private static func plain(_ byte: UInt8) -> Bool {
         byte >= 0x20 && byte < 0x80 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\")
     }
@@ -171,6 +175,7 @@ struct JSONTokenizer: ~Copyable {
     /// Whether none of eight bytes ends a plain run: no quote, backslash, control
     /// character or non-ASCII byte (the bit tricks of "Bit Twiddling Hacks": a
     /// byte of `word ^ pattern` is zero where `word` has `pattern`'s byte).
+    @inline(__always)
     private static func plain(_ word: UInt64) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
@@ -245,6 +250,7 @@ struct JSONTokenizer: ~Copyable {
     }
 
     /// The bytes of a string read before, as they are in the text (escapes undecoded).
+    @inline(__always)
     func raw(_ string: JSONString) -> UnsafeBufferPointer<UInt8> {
         UnsafeBufferPointer(start: base + string.start, count: string.end - string.start)
     }

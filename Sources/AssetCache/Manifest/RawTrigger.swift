@@ -1,10 +1,5 @@
-/// The manifest as ``ManifestReader`` read it, shapes checked and nothing else:
+/// One trigger as ``ManifestReader`` read it, shapes checked and nothing else:
 /// ``Manifest/decode(_:)`` then checks what the values mean.
-struct RawManifest: Equatable {
-    var triggers: [RawTrigger]
-    var integrity: [String: String]?
-}
-
 struct RawTrigger: Equatable {
     var id: String?
     var type: String?
@@ -15,13 +10,9 @@ struct RawTrigger: Equatable {
     var timeout: Double?
     var minSecondsSinceLastTrigger: Double?
     var prefetch: Bool?
-    var triggerCondition: [RawCondition]?
+    /// Already the model's: a condition has nothing left to check.
+    var triggerCondition: [TriggerCondition]?
     var data: RawMessageData?
-}
-
-struct RawCondition: Equatable {
-    var type: String
-    var data: [String: JSONValue]?
 }
 
 struct RawMessageData: Equatable {
