@@ -1,13 +1,15 @@
 # Two commands for a fresh machine: `make demo` and `make test`; `make bench` for speed.
 SWIFT ?= swift
-SYSTEM_PACKAGES = libcurl4-openssl-dev libzip-dev libpng-dev pkg-config
+SYSTEM_PACKAGES = libcurl4-openssl-dev libzip-dev libpng-dev libjpeg62-turbo-dev libgif-dev libwebp-dev pkg-config
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: deps build test demo fixtures bench docs man completions clean
 
-# Installs the C libraries only when pkg-config cannot find them.
+# Installs the C libraries only when pkg-config cannot find them (giflib has no
+# pkg-config file before 5.2, so its header is looked for instead).
 deps:
-	@if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists libcurl libzip libpng; then \
+	@if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists libcurl libzip libpng libjpeg libwebp libwebpdemux \
+		|| [ ! -f /usr/include/gif_lib.h ]; then \
 		echo "Installing $(SYSTEM_PACKAGES) with apt-get"; \
 		$(SUDO) apt-get update && $(SUDO) apt-get install -y $(SYSTEM_PACKAGES); \
 	fi
@@ -46,11 +48,11 @@ fixtures:
 	python3 fixtures/generate.py
 	python3 fixtures/generate_hostile.py
 
-# The benchmark of issue 6 (bench/run.py): installs nginx, curl, aria2, pngcheck and
-# unzip when missing, builds prefetch in release mode, prints the table and writes
+# The benchmark of issue 6 (bench/run.py): installs nginx, curl, aria2, pngcheck,
+# the JPEG, GIF and WebP tools and unzip when missing, builds prefetch in release mode, prints the table and writes
 # BENCHMARKS.md. BENCH_ARGS passes options on, e.g. BENCH_ARGS="--rounds 7 --no-big".
-BENCH_TOOLS = nginx curl aria2c pngcheck unzip python3
-BENCH_PACKAGES = nginx curl aria2 pngcheck unzip python3
+BENCH_TOOLS = nginx curl aria2c pngcheck djpeg cjpeg giftext dwebp cwebp unzip python3
+BENCH_PACKAGES = nginx curl aria2 pngcheck libjpeg-turbo-progs giflib-tools webp unzip python3
 bench: deps
 	@PATH="$$PATH:/usr/sbin"; for tool in $(BENCH_TOOLS); do command -v $$tool >/dev/null 2>&1 || missing=1; done; \
 	if [ -n "$$missing" ]; then \

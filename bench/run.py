@@ -10,15 +10,16 @@ in an order that rotates from round to round, prints one table of medians and
 writes it into BENCHMARKS.md between the bench:begin/end markers (the notes
 around them are kept).
 
-A  cold `prefetch run` of the 500-message session into an empty cache
+A  cold `prefetch run` of the 600-message session into an empty cache
 B  the same manifest again (warm); nginx's Last-Modified is old, so every asset
    has heuristic freshness and B makes no request
 A' B'  the same pair from a server that adds `Cache-Control: no-cache`, so B'
-   revalidates every asset (500 conditional GETs, 304s)
-C  `prefetch plan --json` over 1,000 and 10,000 messages reusing the 500 cached assets
-D  curl --parallel --parallel-max 8, then pngcheck and unzip (bench/baseline.sh)
+   revalidates every asset (600 conditional GETs, 304s)
+C  `prefetch plan --json` over 1,000 and 10,000 messages reusing the 600 cached assets
+D  curl --parallel --parallel-max 8, then pngcheck, djpeg, giftext -p, dwebp and
+   unzip (bench/baseline.sh)
 E  aria2c -j 8, then the same checks
-F  ready_ms of the session-start message, whose asset is the last of the 500,
+F  ready_ms of the session-start message, whose asset is the last of the 600,
    against ready_ms of a cold run of that message alone
 G  peak RSS (wait4 ru_maxrss) of A, and of a run whose only asset is a 1 GiB ZIP
    of stored data
@@ -108,7 +109,7 @@ error_log {self.prefix}/logs/error.log warn;
 events {{ worker_connections 512; }}
 http {{
     access_log off;
-    types {{ image/png png; application/zip zip; application/json json; }}
+    types {{ image/png png; image/jpeg jpg; image/gif gif; image/webp webp; application/zip zip; application/json json; }}
     default_type application/octet-stream;
     sendfile on;
     tcp_nopush on;
@@ -200,7 +201,7 @@ def write_inputs(work, assets, nginx):
     paths = {
         "session": write_json(f"{m}/session.json", session(nginx.url())),
         "session-no-cache": write_json(f"{m}/session-no-cache.json", session(nginx.url(no_cache=True))),
-        "single": write_json(f"{m}/single.json", {"triggers": [message("m499", assets[last], nginx.url(), urgent=True, index=last)]}),
+        "single": write_json(f"{m}/single.json", {"triggers": [message(opener_id(assets), assets[last], nginx.url(), urgent=True, index=last)]}),
         "plan-1000": write_json(f"{m}/plan-1000.json", plan(1000)),
         "plan-10000": write_json(f"{m}/plan-10000.json", plan(10000)),
         "big": write_json(f"{m}/big.json", {"triggers": [message("big", {"path": "big/big.zip", "kind": "archive"}, nginx.url())]}),
@@ -213,18 +214,26 @@ def write_inputs(work, assets, nginx):
     with open(f"{lists}/aria2.txt", "w") as f:
         for a in assets:
             f.write(f'{nginx.url()}/{a["path"]}\n  out={a["path"]}\n')
-    with open(f"{lists}/pngs.txt", "w") as f:
-        f.writelines(a["path"] + "\n" for a in assets if a["kind"] == "image")
+    # One list per image format, for the checker of that format.
+    for name, suffix in (("pngs", ".png"), ("jpegs", ".jpg"), ("gifs", ".gif"), ("webps", ".webp")):
+        with open(f"{lists}/{name}.txt", "w") as f:
+            f.writelines(a["path"] + "\n" for a in assets if a["path"].endswith(suffix))
     with open(f"{lists}/zips.txt", "w") as f:
         f.writelines(a["path"] + "\n" for a in assets if a["kind"] == "archive")
     return paths, lists
+
+
+def opener_id(assets):
+    """The session-start message: the last one."""
+    return f"m{len(assets) - 1:03d}"
 
 
 # --- the runs -----------------------------------------------------------------
 
 
 class Bench:
-    def __init__(self, args):
+    def __init__(self, args, assets):
+        self.assets = assets
         self.bin = os.path.join(os.path.abspath(args.bin), "prefetch")
         self.work = os.path.abspath(args.work)
         self.samples = {}
@@ -258,15 +267,15 @@ class Bench:
         tag = "'" if no_cache else ""
         cache = os.path.join(self.work, "caches", "no-cache" if no_cache else "session")
         manifest = manifests["session-no-cache" if no_cache else "session"]
-        a, report = self.prefetch(["run", manifest], cache, fresh=True, expect_ready=500)
+        a, report = self.prefetch(["run", manifest], cache, fresh=True, expect_ready=len(self.assets))
         self.add("A" + tag, a.seconds)
         self.notes["A" + tag] = self.outcomes(report)
         if not no_cache:
             self.add("G_A", a.rss_kib)
-            opener = next(m for m in report["messages"] if m["id"] == "m499")
+            opener = next(m for m in report["messages"] if m["id"] == opener_id(self.assets))
             self.add("F", opener["ready_ms"] / 1000)
             self.notes["A objects"] = len(os.listdir(os.path.join(cache, "refs")))
-        b, report = self.prefetch(["run", manifest], cache, expect_ready=500)
+        b, report = self.prefetch(["run", manifest], cache, expect_ready=len(self.assets))
         self.add("B" + tag, b.seconds)
         self.notes["B" + tag] = self.outcomes(report)
         if not no_cache:
@@ -313,16 +322,20 @@ def versions(binary):
             return text[0].strip() if text else "?"
         except OSError:
             return "?"
-    libs = first_line(["pkg-config", "--modversion", "libcurl", "libpng", "libzip"])
-    mods = subprocess.run(["pkg-config", "--modversion", "libcurl", "libpng", "libzip"], capture_output=True, text=True).stdout.split()
+    names = ["libcurl", "libpng", "libzip", "libjpeg", "libgif", "libwebp"]
+    libs = first_line(["pkg-config", "--modversion"] + names)
+    mods = subprocess.run(["pkg-config", "--modversion"] + names, capture_output=True, text=True).stdout.split()
     return {
         "prefetch": first_line([binary, "--version"]),
         "swift": first_line(["swift", "--version"]),
-        "libcurl / libpng / libzip": " / ".join(mods) if mods else libs,
+        " / ".join(names): " / ".join(mods) if mods else libs,
         "nginx": first_line([shutil.which("nginx") or "/usr/sbin/nginx", "-v"]),
         "curl": first_line(["curl", "--version"]).split(" (")[0],
         "aria2c": first_line(["aria2c", "--version"]),
         "pngcheck": first_line(["pngcheck", "-h"]).rstrip(","),
+        "djpeg": first_line(["djpeg", "-version"]).split(" (")[0],
+        "dwebp": first_line(["dwebp", "-version"]),
+        "giftext": first_line(["giftext", "-h"]).split(",")[0],
         "unzip": first_line(["unzip", "-v"]).split(", by")[0],
         "python (corpus)": platform.python_version(),
     }
@@ -350,16 +363,16 @@ def table(bench, rounds):
         verdict = "" if ok is None else ("met" if ok else "MISSED")
         rows.append((name, value, target, verdict, note))
 
-    row("A  cold prefetch run, 500 messages", ms(s["A"]), note=bench.notes.get("A", ""))
+    row(f"A  cold prefetch run, {len(bench.assets)} messages", ms(s["A"]), note=bench.notes.get("A", ""))
     row("B  warm run, same manifest", ms(s["B"]), note=bench.notes.get("B", ""))
     row("A' cold run, server sends no-cache", ms(s["A'"]), note=bench.notes.get("A'", ""))
     row("B' warm run, server sends no-cache", ms(s["B'"]), note=bench.notes.get("B'", ""))
     row("C  plan --json, 1,000 messages", ms(s["C1000"]))
     row("C  plan --json, 10,000 messages", ms(s["C10000"]), "<= 150 ms", s["C10000"] <= 0.150)
     row("C  plan (text report), 10,000 messages", ms(s["C10000_text"]), "<= 150 ms", s["C10000_text"] <= 0.150)
-    row("D  curl --parallel-max 8 + pngcheck + unzip", ms(s["D"]))
-    row("E  aria2c -j 8 + pngcheck + unzip", ms(s["E"]))
-    row("F  ready_ms of the open message, last of 500", ms(s["F"]))
+    row("D  curl --parallel-max 8 + image checkers + unzip", ms(s["D"]))
+    row("E  aria2c -j 8 + image checkers + unzip", ms(s["E"]))
+    row(f"F  ready_ms of the open message, last of {len(bench.assets)}", ms(s["F"]))
     row("F  ready_ms of that message alone", ms(s["F_alone"]), note=f"wall {ms(s['F_alone_wall'])}")
     row("G  peak RSS of A", mib(s["G_A"]), "<= 64 MiB", s["G_A"] <= 64 * 1024)
     if "G_big" in s:
@@ -400,6 +413,23 @@ def write_benchmarks(text):
     return path
 
 
+def describe(assets):
+    """"600 messages: 400 PNGs, 60 JPEGs, ..." from the corpus itself."""
+    counts = {}
+    for a in assets:
+        kind = "HTML ZIP bundles" if a["kind"] == "archive" else a["path"].rsplit(".", 1)[1].upper().replace("JPG", "JPEG") + "s"
+        counts[kind] = counts.get(kind, 0) + 1
+    return f"{len(assets)} messages: " + ", ".join(f"{n} {k}" for k, n in counts.items())
+
+
+def distinct(corpus, assets):
+    contents = set()
+    for a in assets:
+        with open(os.path.join(corpus, "www", a["path"]), "rb") as f:
+            contents.add(hash(f.read()))
+    return len(contents)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bin", required=True, help="the folder holding the release build of prefetch")
@@ -418,7 +448,7 @@ def main():
     with open(os.path.join(corpus, "assets.json")) as f:
         assets = json.load(f)["assets"]
 
-    bench = Bench(args)
+    bench = Bench(args, assets)
     nginx = Nginx(bench.work, os.path.join(corpus, "www"))
     try:
         manifests, lists = write_inputs(bench.work, assets, nginx)
@@ -455,8 +485,8 @@ def main():
         f"medians of {args.rounds} rounds (after one warm-up round), the runs alternating within each round.",
         "",
         f"- machine: {machine()}",
-        f"- corpus: 500 messages, 400 PNGs and 100 HTML ZIP bundles, {corpus_bytes / 1048576:.0f} MiB over 500 URLs, "
-        f"450 distinct contents (bench/corpus.py); nginx on 127.0.0.1",
+        f"- corpus: {describe(assets)}, {corpus_bytes / 1048576:.0f} MiB over {len(assets)} URLs, "
+        f"{distinct(corpus, assets)} distinct contents (bench/corpus.py); nginx on 127.0.0.1",
         "- versions: " + "; ".join(f"{k} {v}" for k, v in info.items()),
         "",
         rendered,

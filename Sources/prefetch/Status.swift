@@ -15,6 +15,8 @@ struct Status: ParsableCommand {
         var objects: Int
         var trees: Int
         var refs: Int
+        /// Downloads in flight, interrupted ones kept for resume, leftovers the next writer sweeps.
+        var tmp_bytes: Int64
         var last_run: CacheState.LastRun?
     }
 
@@ -25,7 +27,8 @@ struct Status: ParsableCommand {
             let state = store?.readState() ?? CacheState()
             let output = Output(
                 cache_dir: common.cacheDirectory, exists: store != nil, bytes: usage.bytes, budget: state.budget,
-                objects: usage.objects, trees: usage.trees, refs: usage.refs, last_run: state.lastRun)
+                objects: usage.objects, trees: usage.trees, refs: usage.refs, tmp_bytes: usage.temporaryBytes,
+                last_run: state.lastRun)
             if common.json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -43,7 +46,8 @@ struct Status: ParsableCommand {
         let percent = output.budget > 0 ? Double(output.bytes) / Double(output.budget) * 100 : 0
         var lines = [
             "cache   \(output.cache_dir)",
-            "size    \(ByteCount.format(output.bytes)) of \(ByteCount.format(output.budget)) budget (\(String(format: "%.0f", percent))%)",
+            "size    \(ByteCount.format(output.bytes)) of \(ByteCount.format(output.budget)) budget (\(String(format: "%.0f", percent))%)"
+                + (output.tmp_bytes > 0 ? ", and \(ByteCount.format(output.tmp_bytes)) in tmp/" : ""),
             "holds   \(output.objects) objects, \(output.trees) unpacked trees, \(output.refs) refs",
         ]
         if let run = output.last_run {

@@ -58,6 +58,13 @@ private struct ManifestBuilder {
             let path = JSONPath.appending(key: url, to: "integrity")
             integrity[try assetURL(url, path: path)] = try digest(value, path: path)
         }
+        if !integrity.isEmpty {
+            for index in actions.indices {
+                for (url, _) in actions[index].message.assets {
+                    if let pin = integrity[url] { actions[index].integrity[url] = pin }
+                }
+            }
+        }
         return Manifest(actions: actions, integrity: integrity, warnings: warnings)
     }
 

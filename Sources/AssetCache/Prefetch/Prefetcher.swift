@@ -107,7 +107,7 @@ public final class Prefetcher: Sendable {
     private func remember(_ report: PrefetchReport, plan: AssetPlan) throws(StoreError) -> GarbageCollection {
         var state = store.readState()
         if let budget = options.budget { state.budget = budget }
-        let needed = plan.fetch.map { FileSystem.lastComponent(store.refPath(for: $0.url)) }
+        let needed = plan.fetch.map { store.refName(for: $0.url) }
         let inUse = Set(report.assets.compactMap { $0.path == nil ? nil : $0.sha256 })
         let collection = store.collectGarbage(budget: state.budget, neededRefs: Set(needed), neededObjects: inUse)
         collection.log(to: options.logger)
@@ -169,6 +169,10 @@ public enum Planner {
         var records: [AssetURL: AssetRecord] = [:]
         for item in plan.fetch {
             if let store, let copy = CachedCopy(store: store, url: item.url) {
+                if let failure = copy.integrityFailure(pin: manifest.integrity[item.url], url: item.url) {
+                    records[item.url] = .failed(item, failure, attempts: 0, finishedMs: 0)
+                    continue
+                }
                 records[item.url] = AssetRecord(
                     url: item.url, kind: item.kind, outcome: .cached, sha256: copy.ref.object, bytes: copy.ref.bytes,
                     path: copy.path, attempts: 0, failure: nil, finishedMs: 0)

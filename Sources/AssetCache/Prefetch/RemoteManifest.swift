@@ -28,7 +28,7 @@ public enum RemoteManifest {
         }
         let cached = CachedCopy(store: store, url: url)
         if let cached, cached.isFresh(at: now) {
-            return try decode(path: cached.path)
+            return try decode(store.objectContents(cached.ref.object))
         }
         var limits = limits
         limits.maxAssetSize = Int64(Manifest.maxSize)
@@ -39,17 +39,17 @@ public enum RemoteManifest {
             throw .unavailable("\(error)")
         }
         defer { engine.shutdown() }
-        let download = store.temporaryPath("manifest")
-        defer { unlink(download) }
-        let result = await engine.fetch(TransferRequest(url: url.string, destination: download, headers: cached?.conditionalHeaders ?? []))
+        let download = store.temporaryFile("manifest")
+        defer { download.directory.unlink(download.name) }
+        let result = await engine.fetch(TransferRequest(url: url.string, location: download, headers: cached?.conditionalHeaders ?? []))
 
         if let cached, result.status == 304 {
-            let manifest = try decode(path: cached.path)
+            let manifest = try decode(store.objectContents(cached.ref.object))
             try write { () throws(StoreError) in try store.writeRef(cached.revalidated(by: result.headers, at: now), for: url) }
             return manifest
         }
         if let failure = result.failure { throw .unavailable(failure.message) }
-        let manifest = try decode(path: download)
+        let manifest = try decode(download.directory.contents(of: download.name, limit: Manifest.maxSize))
         let freshness = Freshness(headers: result.headers, receivedAt: now)
         try write { () throws(StoreError) in
             _ = try store.commitObject(from: download, sha256: result.sha256)
@@ -61,8 +61,8 @@ public enum RemoteManifest {
         return manifest
     }
 
-    private static func decode(path: String) throws(Failure) -> Manifest {
-        let data = FileManager.default.contents(atPath: path) ?? Data()
+    private static func decode(_ bytes: [UInt8]?) throws(Failure) -> Manifest {
+        let data = Data(bytes ?? [])
         do {
             return try Manifest.decode(data)
         } catch {

@@ -36,11 +36,9 @@ public struct CacheState: Sendable, Codable, Equatable {
 }
 
 extension CacheStore {
-    var statePath: String { "\(root)/state.json" }
-
     public func readState() -> CacheState {
-        guard let data = FileManager.default.contents(atPath: statePath),
-              let state = try? JSONDecoder().decode(CacheState.self, from: data) else { return CacheState() }
+        guard let bytes = directory.contents(of: "state.json"),
+              let state = try? JSONDecoder().decode(CacheState.self, from: Data(bytes)) else { return CacheState() }
         return state
     }
 
@@ -48,7 +46,8 @@ extension CacheStore {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         do {
-            try FileSystem.writeAtomically(Array(try encoder.encode(state)), to: statePath, tempDirectory: tmpDirectory)
+            try FileSystem.writeAtomically(
+                Array(try encoder.encode(state)), to: directory, as: "state.json", temporary: tmp, mode: Self.privateFileMode)
         } catch let error as FileSystem.Failure {
             throw .io(error.description)
         } catch {

@@ -65,13 +65,13 @@ final class Transfer: TransferQueueItem {
         hostKey = Self.hostKey(of: submission.request.url)
         effectiveURL = submission.request.url
         if let resume = submission.request.resume,
-           Self.canResume(resume, at: submission.request.destination, maxAssetSize: maxAssetSize) {
+           Self.canResume(resume, at: submission.request.location, maxAssetSize: maxAssetSize) {
             range = resume
             fileValidator = resume.validator
             inheritedPrefix = resume.offset
-            sink = BodySink(path: submission.request.destination, prefix: resume.offset)
+            sink = BodySink(location: submission.request.location, prefix: resume.offset)
         } else {
-            sink = BodySink(path: submission.request.destination)
+            sink = BodySink(location: submission.request.location)
         }
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
