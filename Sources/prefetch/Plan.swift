@@ -10,6 +10,8 @@ struct Plan: AsyncParsableCommand {
 
     @OptionGroup var common: CommonOptions
 
+    @OptionGroup var output: ReportOptions
+
     func run() async throws {
         do {
             let source = ManifestSource(argument: manifest)
@@ -20,7 +22,7 @@ struct Plan: AsyncParsableCommand {
             for warning in manifest.warnings { common.logger.warning("\(warning)") }
             let store = try common.openReader()
             let report = Planner.plan(manifest, store: store, cacheDirectory: common.cacheDirectory)
-            ReportPrinter(options: common).print(report)
+            ReportPrinter(options: output, quiet: common.quiet).print(report)
             throw ExitCode(Run.exitStatus(for: report))
         } catch let failure as CommandFailure {
             throw failure.report()

@@ -12,9 +12,9 @@ final class ProgressLine: Sendable {
     static let interval = Duration.milliseconds(100)
 
     /// nil when no progress should be shown.
-    static func start(for common: CommonOptions, console: Console = .standardError) -> ProgressLine? {
+    static func start(quiet: Bool, json: Bool, console: Console = .standardError) -> ProgressLine? {
         let environment = ProcessInfo.processInfo.environment
-        guard !common.quiet, !common.json, console.isTerminal, environment["TERM"] != "dumb" else { return nil }
+        guard !quiet, !json, console.isTerminal, environment["TERM"] != "dumb" else { return nil }
         return ProgressLine(console: console, style: .forDescriptor(console.descriptor, environment: environment))
     }
 

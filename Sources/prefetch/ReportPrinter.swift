@@ -3,11 +3,13 @@ import Foundation
 
 /// Writes a report for people (a summary and the discards) or for programs (`--json`).
 struct ReportPrinter {
-    var options: CommonOptions
+    var options: ReportOptions
+    var quiet: Bool
     var style = TextStyle.forDescriptor(STDOUT_FILENO)
 
-    init(options: CommonOptions) {
+    init(options: ReportOptions, quiet: Bool) {
         self.options = options
+        self.quiet = quiet
     }
 
     func print(_ report: PrefetchReport) {
@@ -16,7 +18,7 @@ struct ReportPrinter {
             FileHandle.standardOutput.write(Data(report.prettyJSON() + [0x0A]))
             return
         }
-        if options.quiet { return }
+        if quiet { return }
         FileHandle.standardOutput.write(Data(text(report).utf8))
     }
 

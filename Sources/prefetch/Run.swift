@@ -11,6 +11,8 @@ struct Run: AsyncParsableCommand {
 
     @OptionGroup var common: CommonOptions
 
+    @OptionGroup var output: ReportOptions
+
     @Option(help: "Transfers at once.")
     var concurrency = 8
 
@@ -86,14 +88,14 @@ struct Run: AsyncParsableCommand {
             options.budget = budget?.bytes
             options.offline = offline
             options.logger = common.logger
-            let progress = ProgressLine.start(for: common)
+            let progress = ProgressLine.start(quiet: common.quiet, json: output.json)
             options.progress = progress?.callback
             if manifest == nil { manifest = try await source.fetch(into: store, limits: options.transfer) }
             let prefetcher = Prefetcher(store: store, options: options)
             let interruption = RunInterruption(stopping: prefetcher, maxRunTime: maxRunTime)
             let report = try await prefetcher.run(manifest!)
             progress?.finish()
-            ReportPrinter(options: common).print(report)
+            ReportPrinter(options: output, quiet: common.quiet).print(report)
             throw ExitCode(interruption.exitStatus ?? Self.exitStatus(for: report))
         } catch let failure as CommandFailure {
             throw failure.report()

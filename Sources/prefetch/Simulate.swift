@@ -29,6 +29,9 @@ struct Simulate: ParsableCommand {
 
     @OptionGroup var common: CommonOptions
 
+    @Flag(help: "Print one JSON object per decision on stdout, instead of the timeline.")
+    var json = false
+
     func validate() throws {
         guard minInterval.isFinite, minInterval >= 0 else { throw ValidationError("--min-interval must be 0 or more seconds") }
         guard DeviceOrientation(name: orientation) != nil else { throw ValidationError("--orientation must be PORTRAIT or LANDSCAPE") }
@@ -52,7 +55,7 @@ struct Simulate: ParsableCommand {
             let start = startTime ?? Date().timeIntervalSince1970.rounded(.down)
             let simulation = Simulation(triggers: triggers, readiness: readiness, configuration: configuration, startTime: start)
             let decisions = simulation.replay(timeline)
-            DecisionPrinter(json: common.json, quiet: common.quiet, startTime: start).print(decisions)
+            DecisionPrinter(json: json, quiet: common.quiet, startTime: start).print(decisions)
         } catch {
             throw error.report()
         }

@@ -7,6 +7,9 @@ struct Status: ParsableCommand {
 
     @OptionGroup var common: CommonOptions
 
+    @Flag(help: "Print the cache's size, counts, budget and last run as JSON on stdout.")
+    var json = false
+
     struct Output: Encodable {
         var cache_dir: String
         var exists: Bool
@@ -21,7 +24,7 @@ struct Status: ParsableCommand {
     }
 
     func run() throws {
-        do {
+        do throws(CommandFailure) {
             let store = try common.openReader()
             let usage = store?.usage() ?? CacheUsage()
             let state = store?.readState() ?? CacheState()
@@ -29,15 +32,13 @@ struct Status: ParsableCommand {
                 cache_dir: common.cacheDirectory, exists: store != nil, bytes: usage.bytes, budget: state.budget,
                 objects: usage.objects, trees: usage.trees, refs: usage.refs, tmp_bytes: usage.temporaryBytes,
                 last_run: state.lastRun)
-            if common.json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                FileHandle.standardOutput.write(try encoder.encode(output) + Data("\n".utf8))
+            if json {
+                try JSONOutput.write(output)
             } else if !common.quiet {
                 print(text(output))
             }
-        } catch let failure as CommandFailure {
-            throw failure.report()
+        } catch {
+            throw error.report()
         }
     }
 

@@ -27,10 +27,13 @@ extension CacheStore {
             throw .io(error.description)
         }
         let deadline = ContinuousClock.now + .milliseconds(Int64(max(0, wait) * 1000))
+        var waiting = false
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let code = errno
             // flock(2) has no timeout; a short poll keeps --wait bounded.
             if code == EWOULDBLOCK && ContinuousClock.now < deadline {
+                if !waiting { logger.info("the cache is locked by another run; waiting up to \(wait) s for it") }
+                waiting = true
                 usleep(50_000)
                 continue
             }
