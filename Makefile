@@ -50,7 +50,8 @@ fixtures:
 
 # The benchmark of issue 6 (bench/run.py): installs nginx, curl, aria2, pngcheck,
 # the JPEG, GIF and WebP tools and unzip when missing, builds prefetch in release mode, prints the table and writes
-# BENCHMARKS.md. BENCH_ARGS passes options on, e.g. BENCH_ARGS="--rounds 7 --no-big".
+# BENCHMARKS.md. BENCH_ARGS passes options on, e.g. BENCH_ARGS="--rounds 7 --no-big" or
+# BENCH_ARGS="--callgrind" (instruction counts of the plan and of Python, with valgrind).
 BENCH_TOOLS = nginx curl aria2c pngcheck djpeg cjpeg giftext dwebp cwebp unzip python3
 BENCH_PACKAGES = nginx curl aria2 pngcheck libjpeg-turbo-progs giflib-tools webp unzip python3
 bench: deps

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Instructions executed (valgrind --tool=callgrind, Ir) by the manifest reader
-# and by an offline plan, on the manifests of bench/run.py: a count that does
+# Instructions executed (valgrind --tool=callgrind, "Ir") by the manifest reader,
+# by an offline plan, and by Python's json.load of the same file: counts that do
 # not depend on what else the machine is doing, unlike the wall times of
 # `make bench`.
 #
 #   bench/callgrind.sh MANIFEST_DIR CACHE_DIR
 #
 # MANIFEST_DIR holds plan-1000.json and plan-10000.json, CACHE_DIR a cache that
-# a run of session.json filled (`python3 bench/run.py --bin DIR --serve` writes
-# the manifests; `prefetch run` of its session.json fills a cache).
+# a run of session.json filled: bench/run.py --callgrind passes its own, and
+# `python3 bench/run.py --bin DIR --serve` writes them for a run by hand.
+# Prints one "name count" line each; PYTHON names the interpreter (python3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -eq 2 ] || { sed -n '2,12p' "$0"; exit 64; }
@@ -20,11 +21,14 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 strip --strip-debug -o "$work/BenchPlan" "$bin"
 count() {
-    valgrind --tool=callgrind --callgrind-out-file="$work/out" "$work/BenchPlan" "$@" >/dev/null 2>"$work/log"
+    valgrind --tool=callgrind --callgrind-out-file="$work/out" "$@" >/dev/null 2>"$work/log"
     awk '/^summary:/ { print $2 }' "$work/out"
 }
 for n in 1000 10000; do
-    decode=$(count decode "$1/plan-$n.json")
-    plan=$(count plan "$1/plan-$n.json" "$2")
-    printf 'plan-%s.json: Manifest.decode %s Ir, plan --json %s Ir\n' "$n" "$decode" "$plan"
+    manifest="$1/plan-$n.json"
+    echo "decode-$n $(count "$work/BenchPlan" decode "$manifest")"
+    echo "summary-$n $(count "$work/BenchPlan" summary "$manifest" "$2")"
+    echo "json-$n $(count "$work/BenchPlan" plan "$manifest" "$2")"
 done
+echo "python-10000 $(count "${PYTHON:-python3}" -c 'import json,sys; json.load(open(sys.argv[1],"rb"))' "$1/plan-10000.json")"
+echo "python-start $(count "${PYTHON:-python3}" -c 'import json,sys')"
