@@ -3,7 +3,7 @@ SWIFT ?= swift
 SYSTEM_PACKAGES = libcurl4-openssl-dev libzip-dev libpng-dev libjpeg62-turbo-dev libgif-dev libwebp-dev pkg-config
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build test demo fixtures bench docs man completions clean
+.PHONY: deps test-deps build test demo fixtures bench docs man completions clean
 
 # Installs the C libraries only when pkg-config cannot find them (giflib has no
 # pkg-config file before 5.2, so its header is looked for instead).
@@ -17,7 +17,17 @@ deps:
 build: deps
 	$(SWIFT) build
 
-test: deps
+# The tests make a private CA with openssl and sign manifests with signify-openbsd,
+# as operators and publishers do; a missing tool fails its tests, it never skips them.
+TEST_TOOLS = openssl signify-openbsd
+test-deps:
+	@for tool in $(TEST_TOOLS); do command -v $$tool >/dev/null 2>&1 || missing=1; done; \
+	if [ -n "$$missing" ]; then \
+		echo "Installing $(TEST_TOOLS) with apt-get"; \
+		$(SUDO) apt-get update && $(SUDO) apt-get install -y $(TEST_TOOLS); \
+	fi
+
+test: deps test-deps
 	$(SWIFT) test
 
 demo: build
@@ -61,6 +71,7 @@ bench: deps
 		$(SUDO) apt-get update && $(SUDO) apt-get install -y $(BENCH_PACKAGES); \
 	fi
 	$(SWIFT) build -c release --product prefetch
+	$(SWIFT) build -c release --product fixture-server
 	python3 bench/run.py --bin "$$($(SWIFT) build -c release --show-bin-path)" $(BENCH_ARGS)
 
 clean:

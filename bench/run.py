@@ -24,6 +24,9 @@ F  ready_ms of the session-start message, whose asset is the last of the 600,
    against ready_ms of a cold run of that message alone
 G  peak RSS (wait4 ru_maxrss) of A, and of a run whose only asset is a 1 GiB ZIP
    of stored data
+H  `prefetch run --limit-rate 200K` of 2 MiB in 8 assets from fixture-server: body
+   bytes over the time from the first request's arrival to the last response's
+   end, both from the server's --log, against the limit for the whole run
 """
 
 import argparse
@@ -163,6 +166,46 @@ http {{
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+
+
+# --- H: --limit-rate -----------------------------------------------------------
+
+LIMIT_RATE = 200 * 1024
+
+
+def limit_rate_sample(bin_dir, work, files=8, size=256 * 1024):
+    """One cold run of `prefetch --limit-rate 200K` over `files` assets of `size`
+    bytes from fixture-server (its --log gives each request's start and end).
+    Returns (bytes per second as the server saw them, a note)."""
+    root = os.path.join(work, "limit-rate")
+    www, cache, server_log = os.path.join(root, "www"), os.path.join(root, "cache"), os.path.join(root, "requests.jsonl")
+    shutil.rmtree(root, ignore_errors=True)
+    os.makedirs(www)
+    for i in range(files):
+        with open(os.path.join(www, f"asset{i}.bin"), "wb") as f:
+            f.write(bytes((i * 31 + j * 7) % 251 for j in range(size)))
+    # The smallest send buffer (Linux raises 1 to its floor of about 4.5 KiB): a
+    # response then ends in the log when the client has all but read it.
+    server = subprocess.Popen([os.path.join(bin_dir, "fixture-server"), "--root", www, "--log", server_log, "--send-buffer", "1"],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        base = server.stdout.readline().strip()
+        manifest = write_json(os.path.join(root, "m.json"), {"triggers": [
+            {"id": f"h{i}", "type": "inapp", "trigger_condition": [{"type": "open"}],
+             "data": {"type": "HTML", "asset_urls": [f"{base}/asset{i}.bin"]}} for i in range(files)]})
+        run = measure([os.path.join(bin_dir, "prefetch"), "run", manifest, "--limit-rate", "200K", "--cache-dir", cache, "--json"])
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(10)
+    if run.status != 0:
+        raise SystemExit(f"bench: prefetch --limit-rate exited {run.status}")
+    with open(server_log) as f:
+        requests = [json.loads(line) for line in f]
+    total = sum(r["body_bytes"] for r in requests)
+    if total != files * size:
+        raise SystemExit(f"bench: --limit-rate run moved {total} bytes, expected {files * size}")
+    seconds = max(r["ended"] for r in requests) - min(r["started"] for r in requests)
+    return total / seconds, f"{total / 1048576:.0f} MiB in {seconds:.2f} s by the server's log; prefetch's wall time {run.seconds:.2f} s"
 
 
 # --- manifests ----------------------------------------------------------------
@@ -316,6 +359,11 @@ class Bench:
             raise SystemExit(f"bench: the {tool} pipeline exited {r.status}")
         self.add("D" if tool == "curl" else "E", r.seconds)
 
+    def run_limit_rate(self):
+        rate, note = limit_rate_sample(os.path.dirname(self.bin), self.work)
+        self.add("H", rate)
+        self.notes["H"] = note
+
     def run_big(self, manifests):
         cache = os.path.join(self.work, "caches", "big")
         r, report = self.prefetch(
@@ -394,6 +442,9 @@ def table(bench, rounds):
     if "G_big" in s:
         row("G  peak RSS, one 1 GiB stored ZIP", mib(s["G_big"]), "<= 64 MiB", s["G_big"] <= 64 * 1024,
             f"wall {ms(s['G_big_wall'])}")
+    if "H" in s:
+        row("H  --limit-rate 200K, 2 MiB in 8 assets", f"{s['H'] / 1024:.1f} KiB/s", "<= 200 KiB/s", s["H"] <= LIMIT_RATE,
+            bench.notes.get("H", ""))
     row("A/D", f"{s['A'] / s['D']:.2f}", "<= 0.50", s["A"] / s["D"] <= 0.5)
     row("A/E", f"{s['A'] / s['E']:.2f}", "<= 0.50", s["A"] / s["E"] <= 0.5)
     row("B/A", f"{s['B'] / s['A']:.3f}", "<= 0.10", s["B"] / s["A"] <= 0.10)
@@ -487,6 +538,7 @@ def main():
             ("A' B'", lambda: bench.run_cold_warm(manifests, no_cache=True)),
             ("E aria2", lambda: bench.run_baseline("aria2", lists)),
             ("F alone", lambda: bench.run_single(manifests)),
+            ("H limit-rate", bench.run_limit_rate),
         ]
         if not args.no_big:
             jobs.append(("G 1 GiB", lambda: bench.run_big(manifests)))

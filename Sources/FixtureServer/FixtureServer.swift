@@ -8,11 +8,14 @@ import Darwin
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 
 public enum FixtureServerError: Error, Equatable, CustomStringConvertible {
     /// Test fixtures must never be reachable from the network.
     case nonLoopbackHost(String)
     case rootNotADirectory(String)
+    /// The certificate or key for HTTPS could not be used.
+    case tls(String)
 
     public var description: String {
         switch self {
@@ -20,11 +23,14 @@ public enum FixtureServerError: Error, Equatable, CustomStringConvertible {
             "refusing to listen on '\(host)': use 127.0.0.1, ::1 or localhost"
         case .rootNotADirectory(let root):
             "root '\(root)' is not a directory"
+        case .tls(let message):
+            message
         }
     }
 }
 
-/// An HTTP/1.1 server over a folder, on loopback, with fault routes for tests.
+/// An HTTP/1.1 server over a folder, on loopback, with fault routes for tests;
+/// HTTPS when it is given a certificate and key (``FixtureTLS``).
 /// It runs on the process-wide NIO event loops and thread pool, so that a
 /// test suite can start many servers cheaply.
 ///
@@ -35,7 +41,7 @@ public enum FixtureServerError: Error, Equatable, CustomStringConvertible {
 /// `chunked=1`, `endless=1`, `stall_after=N`, `rate=BYTES_PER_SEC`.
 /// A malformed value of one of these is answered with 400.
 public final class FixtureServer: Sendable {
-    /// "http://127.0.0.1:PORT", no trailing slash.
+    /// "http://127.0.0.1:PORT" ("https://…" with TLS), no trailing slash.
     public let baseURL: String
     public let port: Int
     private let channel: any Channel
@@ -43,21 +49,26 @@ public final class FixtureServer: Sendable {
     private let connections: Locked<[ObjectIdentifier: any Channel]>
 
     /// Binds to loopback only: `host` must be 127.0.0.1, ::1 or localhost, else throws.
-    public static func start(root: String, host: String = "127.0.0.1", port: Int = 0) async throws -> FixtureServer {
-        try await start(root: root, host: host, port: port, observer: nil)
+    public static func start(root: String, host: String = "127.0.0.1", port: Int = 0, tls: FixtureTLS? = nil) async throws -> FixtureServer {
+        try await start(root: root, host: host, port: port, tls: tls, observer: nil)
     }
 
-    /// As `start(root:host:port:)`, and calls `onRequest` (on an event loop)
-    /// with each request as it is logged.
+    /// As `start(root:host:port:tls:)`, and calls `onRequest` (on an event loop)
+    /// with each request once its response has ended or its connection closed.
+    ///
+    /// `sendBufferBytes` sets each connection's SO_SNDBUF: small, a response
+    /// ends in the log when the client has nearly read it, not when the
+    /// kernel took it, so that a client's rate can be measured from the log.
     public static func start(
-        root: String, host: String = "127.0.0.1", port: Int = 0,
+        root: String, host: String = "127.0.0.1", port: Int = 0, tls: FixtureTLS? = nil, sendBufferBytes: Int? = nil,
         onRequest: @escaping @Sendable (LoggedRequest) -> Void
     ) async throws -> FixtureServer {
-        try await start(root: root, host: host, port: port, observer: onRequest)
+        try await start(root: root, host: host, port: port, tls: tls, sendBufferBytes: sendBufferBytes, observer: onRequest)
     }
 
     private static func start(
-        root: String, host: String, port: Int, observer: (@Sendable (LoggedRequest) -> Void)?
+        root: String, host: String, port: Int, tls: FixtureTLS?, sendBufferBytes: Int? = nil,
+        observer: (@Sendable (LoggedRequest) -> Void)?
     ) async throws -> FixtureServer {
         let bindHost: String
         switch host {
@@ -69,10 +80,11 @@ public final class FixtureServer: Sendable {
             throw FixtureServerError.rootNotADirectory(root)
         }
 
+        let sslContext = try tls?.makeContext()
         let folder = RootFolder(path: rootPath, threadPool: .singleton)
         let log = RequestLog(observer: observer)
         let connections = Locked<[ObjectIdentifier: any Channel]>([:])
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        var bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(ChannelOptions.backlog, value: 256)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
@@ -82,21 +94,29 @@ public final class FixtureServer: Sendable {
                     _ = connections.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) }
                 }
                 return channel.eventLoop.makeCompletedFuture {
+                    if let sslContext {
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
+                    }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                    try channel.pipeline.syncOperations.addHandler(HTTPHandler(root: folder, log: log))
+                    try channel.pipeline.syncOperations.addHandler(HTTPHandler(root: folder, log: log, encrypted: sslContext != nil))
                 }
             }
-            .bind(host: bindHost, port: port)
-            .get()
-        return FixtureServer(channel: channel, log: log, connections: connections, bindHost: bindHost)
+        if let sendBufferBytes {
+            bootstrap = bootstrap.childChannelOption(ChannelOptions.socketOption(.so_sndbuf), value: SocketOptionValue(sendBufferBytes))
+        }
+        let channel = try await bootstrap.bind(host: bindHost, port: port).get()
+        return FixtureServer(
+            channel: channel, log: log, connections: connections, bindHost: bindHost, scheme: tls == nil ? "http" : "https")
     }
 
-    private init(channel: any Channel, log: RequestLog, connections: Locked<[ObjectIdentifier: any Channel]>, bindHost: String) {
+    private init(
+        channel: any Channel, log: RequestLog, connections: Locked<[ObjectIdentifier: any Channel]>, bindHost: String, scheme: String
+    ) {
         self.channel = channel
         self.log = log
         self.connections = connections
         self.port = channel.localAddress?.port ?? 0
-        self.baseURL = bindHost.contains(":") ? "http://[\(bindHost)]:\(port)" : "http://\(bindHost):\(port)"
+        self.baseURL = bindHost.contains(":") ? "\(scheme)://[\(bindHost)]:\(port)" : "\(scheme)://\(bindHost):\(port)"
     }
 
     /// `baseURL` + "/" + `path`; `path` may carry a query.

@@ -56,7 +56,7 @@ extension HTTPHandler {
         exchange.respond(status: Int(plan.status.code))
         let head = HTTPResponseHead(version: request.version, status: plan.status, headers: plan.headers)
         context.write(wrapOutboundOut(.head(head)), promise: nil)
-        let stream = BodyStream(source: plan.body, cut: cut)
+        let stream = BodyStream(source: plan.body, cut: cut, copiesFiles: encrypted)
         self.stream = stream
         pump(stream, exchange, ending: ending, rate: route.rate, context: context)
     }
@@ -127,12 +127,14 @@ extension HTTPHandler {
                 case .success: if !keepAlive { context.close(promise: nil) }
                 case .failure: exchange.lastWriteFailed()
                 }
+                exchange.end()
             }
         case .truncate:
             context.flush()
             lastWrite.assumeIsolated().whenComplete { result in
                 stream.close()
                 if case .failure = result { exchange.lastWriteFailed() }
+                exchange.end()
                 context.close(promise: nil)
             }
         case .stall:
@@ -144,7 +146,7 @@ extension HTTPHandler {
     /// Ends the connection without a response; with SO_LINGER 0 the close is
     /// an RST, which is what a crashed or hostile server looks like.
     func reset(_ exchange: Exchange, context: ChannelHandlerContext) {
-        exchange.finish()
+        exchange.end()
         self.exchange = nil
         guard let socket = context.channel as? any SocketOptionProvider else {
             return context.close(promise: nil)

@@ -10,14 +10,17 @@ final class HTTPHandler: ChannelInboundHandler {
 
     let root: RootFolder
     let log: RequestLog
+    /// Behind TLS: bodies go out as bytes, never as file regions.
+    let encrypted: Bool
     var exchange: Exchange?
     var stream: BodyStream?
     /// The pending delay or pacing step; cancelled when the connection closes.
     var timer: Scheduled<Void>?
 
-    init(root: RootFolder, log: RequestLog) {
+    init(root: RootFolder, log: RequestLog, encrypted: Bool) {
         self.root = root
         self.log = log
+        self.encrypted = encrypted
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -34,7 +37,7 @@ final class HTTPHandler: ChannelInboundHandler {
     func channelInactive(context: ChannelHandlerContext) {
         timer?.cancel()
         stream?.close()
-        exchange?.finish()
+        exchange?.end()
         (timer, stream, exchange) = (nil, nil, nil)
         context.fireChannelInactive()
     }

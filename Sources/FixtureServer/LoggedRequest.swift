@@ -15,10 +15,15 @@ public struct LoggedRequest: Sendable, Equatable {
     public var status: Int
     /// Body bytes written to the socket.
     public var bodyBytes: Int
+    /// Seconds since 1970 when the request's head arrived.
+    public var startedAt: Double
+    /// Seconds since 1970 when its response ended: the last byte handed to the
+    /// socket, or the connection closed. Until then, when it was logged.
+    public var endedAt: Double
 
     public init(
         method: String, path: String, query: String?, target: String,
-        headers: [String: String], status: Int, bodyBytes: Int
+        headers: [String: String], status: Int, bodyBytes: Int, startedAt: Double = 0, endedAt: Double = 0
     ) {
         self.method = method
         self.path = path
@@ -27,5 +32,7 @@ public struct LoggedRequest: Sendable, Equatable {
         self.headers = headers
         self.status = status
         self.bodyBytes = bodyBytes
+        self.startedAt = startedAt
+        self.endedAt = endedAt
     }
 }

@@ -57,17 +57,22 @@ final class RequestLog: Sendable {
         for (continuation, requests) in ready {
             continuation.resume(returning: requests)
         }
-        observer?(request)
     }
 
-    /// Corrects the byte count of a request logged before its last write
-    /// finished, when that write failed.
-    func amend(seq: Int, bodyBytes: Int) {
+    /// Corrects the byte count (and end time) of a request logged before its
+    /// last write finished.
+    func amend(seq: Int, bodyBytes: Int, endedAt: Double? = nil) {
         state.withLock { s in
             if let index = s.entries.lastIndex(where: { $0.seq == seq }) {
                 s.entries[index].request.bodyBytes = bodyBytes
+                if let endedAt { s.entries[index].request.endedAt = endedAt }
             }
         }
+    }
+
+    /// A response has ended for good: tells the observer.
+    func report(_ request: LoggedRequest) {
+        observer?(request)
     }
 
     /// Counts one more request to `target`; returns how many there have been.

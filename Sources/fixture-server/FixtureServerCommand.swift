@@ -6,7 +6,7 @@ import Foundation
 struct FixtureServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fixture-server",
-        abstract: "Serve a folder over HTTP on loopback, with fault routes for tests.",
+        abstract: "Serve a folder over HTTP (or HTTPS) on loopback, with fault routes for tests.",
         discussion: """
             Prints its base URL as one line on stdout, then serves until SIGINT or SIGTERM.
             Fault query parameters: status, delay_ms, truncate, reset, fail_first, fail_status, \
@@ -23,12 +23,31 @@ struct FixtureServerCommand: AsyncParsableCommand {
     @Option(help: "The port to listen on; 0 picks a free one.")
     var port = 0
 
-    @Option(help: "Append one JSON line per completed request to this file.")
+    @Option(help: ArgumentHelp(
+        "Append one JSON line per completed request to this file.",
+        discussion: "Each line: method, target, status, body_bytes, headers (every request header), started and ended (seconds since 1970: the head's arrival, the last byte handed to the socket)."))
     var log: String?
+
+    @Option(help: ArgumentHelp("Serve HTTPS with this PEM certificate chain (the server's certificate first); needs --tls-key.", valueName: "file"))
+    var tlsCert: String?
+
+    @Option(help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "file"))
+    var tlsKey: String?
+
+    @Option(help: ArgumentHelp(
+        "Each connection's socket send buffer (SO_SNDBUF), in bytes: small, the log's end times follow the client's reading, for measuring its rate.",
+        valueName: "bytes"))
+    var sendBuffer: Int?
 
     func validate() throws {
         guard (0...65535).contains(port) else {
             throw ValidationError("--port must be from 0 to 65535, not \(port).")
+        }
+        if let sendBuffer, !(1...(64 << 20)).contains(sendBuffer) {
+            throw ValidationError("--send-buffer must be from 1 to 67108864 bytes, not \(sendBuffer).")
+        }
+        guard (tlsCert == nil) == (tlsKey == nil) else {
+            throw ValidationError("--tls-cert and --tls-key go together: pass both for HTTPS, or neither.")
         }
     }
 
@@ -38,7 +57,8 @@ struct FixtureServerCommand: AsyncParsableCommand {
         }
         let server: FixtureServer
         do {
-            server = try await FixtureServer.start(root: root, host: host, port: port) { request in
+            let tls = tlsCert.map { FixtureTLS(certificateChainPath: $0, privateKeyPath: tlsKey ?? "") }
+            server = try await FixtureServer.start(root: root, host: host, port: port, tls: tls, sendBufferBytes: sendBuffer) { request in
                 logFile?.append(request)
             }
         } catch let error as FixtureServerError {

@@ -13,9 +13,12 @@ final class RequestLogFile: Sendable {
         var ifNoneMatch: String?
         var ifModifiedSince: String?
         var ifRange: String?
+        var headers: [String: String]
+        var started: Double
+        var ended: Double
 
         enum CodingKeys: String, CodingKey {
-            case method, target, status, range
+            case method, target, status, range, headers, started, ended
             case bodyBytes = "body_bytes"
             case ifNoneMatch = "if-none-match"
             case ifModifiedSince = "if-modified-since"
@@ -48,7 +51,8 @@ final class RequestLogFile: Sendable {
             bodyBytes: request.bodyBytes, range: request.headers["range"],
             ifNoneMatch: request.headers["if-none-match"],
             ifModifiedSince: request.headers["if-modified-since"],
-            ifRange: request.headers["if-range"])
+            ifRange: request.headers["if-range"], headers: request.headers,
+            started: request.startedAt, ended: request.endedAt)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard var data = try? encoder.encode(line) else { return }

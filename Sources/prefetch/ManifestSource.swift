@@ -1,5 +1,6 @@
 import AssetCache
 import Foundation
+import Logging
 
 /// The MANIFEST argument: a path, `-` for stdin, or an http(s) URL.
 struct ManifestSource {
@@ -10,7 +11,14 @@ struct ManifestSource {
         return lower.hasPrefix("http://") || lower.hasPrefix("https://")
     }
 
-    func loadLocal() throws(CommandFailure) -> Manifest {
+    /// With `trustedKeys`, the manifest's signature (MANIFEST.sig) is checked
+    /// against its bytes before anything is read from them.
+    func loadLocal(trustedKeys: TrustedKeys? = nil) throws(CommandFailure) -> Manifest {
+        if trustedKeys != nil, argument == "-" {
+            throw CommandFailure(
+                message: "a manifest on stdin cannot be checked against --trusted-key: no signature lies beside it; save it to a file with its .sig next to it, or pass its URL",
+                status: ExitStatus.usage)
+        }
         let data: Data
         if argument == "-" {
             data = FileHandle.standardInput.readData(ofLength: Manifest.maxSize + 1)
@@ -24,6 +32,16 @@ struct ManifestSource {
             }
             data = contents
         }
+        if let trustedKeys {
+            let signaturePath = argument + ".sig"
+            let signature = FileManager.default.fileExists(atPath: signaturePath)
+                ? readSmallFile(signaturePath, limit: 64 * 1024) : nil
+            do {
+                try trustedKeys.verify(data, signature: signature, name: signaturePath)
+            } catch {
+                throw Self.refusal(argument, error)
+            }
+        }
         do {
             return try Manifest.decode(data)
         } catch {
@@ -31,21 +49,36 @@ struct ManifestSource {
         }
     }
 
-    func fetch(into store: CacheStore, limits: TransferLimits) async throws(CommandFailure) -> Manifest {
+    func fetch(
+        into store: CacheStore, limits: TransferLimits, headers: [HeaderArgument], trustedKeys: TrustedKeys?, logger: Logger
+    ) async throws(CommandFailure) -> Manifest {
+        if !headers.isEmpty {
+            let names = headers.map(\.name).joined(separator: ", ")
+            logger.debug("requesting the manifest with --header \(names) (values not logged)")
+        }
         do {
-            return try await RemoteManifest.fetch(argument, store: store, limits: limits)
+            return try await RemoteManifest.fetch(
+                argument, store: store, limits: limits, headers: headers.map(\.line), trustedKeys: trustedKeys, logger: logger)
         } catch {
             let status = switch error {
-            case .unavailable: ExitStatus.manifestUnavailable
-            case .invalid: ExitStatus.usage
+            case .unavailable, .signatureUnavailable: ExitStatus.manifestUnavailable
+            case .invalid, .refused: ExitStatus.usage
             case .storage: ExitStatus.storage
             }
             let advice = switch error {
             case .unavailable: "; check the URL and the network (the cache was not changed)"
+            case .signatureUnavailable: "; publish the signature beside the manifest, or check the network (the cache was not changed)"
+            case .refused(let refusal): throw Self.refusal(argument, refusal)
             case .invalid: "; correct it on the server and run again"
             case .storage: "; free some disk space or fix the cache directory's permissions, then run again"
             }
-            throw CommandFailure(message: "\(argument): \(error)\(advice)", status: status)
+            let prefix = if case .signatureUnavailable = error { "manifest refused: " } else { "" }
+            throw CommandFailure(message: "\(argument): \(prefix)\(error)\(advice)", status: status)
         }
+    }
+
+    /// A manifest whose signature does not vouch for it: exit 2, the cause named.
+    private static func refusal(_ argument: String, _ error: ManifestSignatureError) -> CommandFailure {
+        CommandFailure(message: "\(argument): manifest refused: \(error) (the cache was not changed)", status: ExitStatus.usage)
     }
 }

@@ -12,13 +12,15 @@ struct Plan: AsyncParsableCommand {
 
     @OptionGroup var output: ReportOptions
 
+    @OptionGroup var trust: TrustedKeyOptions
+
     func run() async throws {
         do {
             let source = ManifestSource(argument: manifest)
             guard !source.isRemote else {
                 throw CommandFailure(message: "plan reads a local manifest; fetch it with 'prefetch run' first", status: ExitStatus.usage)
             }
-            let manifest = try source.loadLocal()
+            let manifest = try source.loadLocal(trustedKeys: trust.load())
             for warning in manifest.warnings { common.logger.warning("\(warning)") }
             let store = try common.openReader()
             let report = Planner.plan(manifest, store: store, cacheDirectory: common.cacheDirectory)

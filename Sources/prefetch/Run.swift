@@ -52,6 +52,23 @@ struct Run: AsyncParsableCommand {
     @Option(name: .customLong("max-redirs"), help: ArgumentHelp("Redirects to follow per request.", valueName: "n"))
     var maxRedirects = TransferLimits().maxRedirects
 
+    @Option(help: ArgumentHelp(
+        "Trust the CA certificates of this PEM file instead of the system's, for a private CA or a TLS-inspecting proxy (curl --cacert).",
+        valueName: "file"))
+    var cacert: String?
+
+    @Option(name: .customLong("header"), help: ArgumentHelp(
+        "Send this header with the manifest's requests (and its .sig's) to the manifest's own host, never to asset hosts; repeatable; values never logged (curl -H/--header).",
+        valueName: "name: value"))
+    var headers: [HeaderArgument] = []
+
+    @Option(help: ArgumentHelp(
+        "Download at most this many bytes per second in all, every transfer together (K, M, G suffixes) (curl --limit-rate, which limits each transfer).",
+        valueName: "size"))
+    var limitRate: ByteSize?
+
+    @OptionGroup var trust: TrustedKeyOptions
+
     func validate() throws {
         guard (1...256).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 256") }
         guard (1...256).contains(perHost) else { throw ValidationError("--per-host must be between 1 and 256") }
@@ -61,6 +78,8 @@ struct Run: AsyncParsableCommand {
         guard maxUnpackedSize.bytes > 0 else { throw ValidationError("--max-unpacked-size must be at least 1 byte") }
         guard (0...100).contains(retries) else { throw ValidationError("--retries must be between 0 and 100") }
         guard (0...1000).contains(maxRedirects) else { throw ValidationError("--max-redirs must be between 0 and 1000") }
+        if let limitRate, limitRate.bytes < 1 { throw ValidationError("--limit-rate must be at least 1 byte per second") }
+        if let problem = headers.lazy.compactMap(\.problem).first { throw ValidationError(problem) }
         for (flag, seconds) in [("--connect-timeout", connectTimeout), ("--stall-timeout", stallTimeout), ("--max-time", maxTime)] {
             guard seconds.isFinite, (0...86_400).contains(seconds) else {
                 throw ValidationError("\(flag) must be a number of seconds from 0 to 86400")
@@ -71,9 +90,11 @@ struct Run: AsyncParsableCommand {
     func run() async throws {
         do {
             let source = ManifestSource(argument: manifest)
+            let trustedKeys = try trust.load()
+            try checkCACertificates()
             // A local manifest is checked before the cache is touched; a remote one
             // needs the cache's tmp/ to land in.
-            var manifest = source.isRemote ? nil : try source.loadLocal()
+            var manifest = source.isRemote ? nil : try source.loadLocal(trustedKeys: trustedKeys)
             let store = try common.openWriter(wait: wait)
             var options = PrefetchOptions()
             options.transfer.concurrency = concurrency
@@ -85,12 +106,17 @@ struct Run: AsyncParsableCommand {
             options.transfer.stallTimeout = stallTimeout
             options.transfer.maxTime = maxTime
             options.transfer.maxRedirects = maxRedirects
+            options.transfer.limitRate = limitRate?.bytes
+            options.transfer.caCertFile = cacert
             options.budget = budget?.bytes
             options.offline = offline
             options.logger = common.logger
             let progress = ProgressLine.start(quiet: common.quiet, json: output.json)
             options.progress = progress?.callback
-            if manifest == nil { manifest = try await source.fetch(into: store, limits: options.transfer) }
+            if manifest == nil {
+                manifest = try await source.fetch(
+                    into: store, limits: options.transfer, headers: headers, trustedKeys: trustedKeys, logger: common.logger)
+            }
             let prefetcher = Prefetcher(store: store, options: options)
             let interruption = RunInterruption(stopping: prefetcher, maxRunTime: maxRunTime)
             let report = try await prefetcher.run(manifest!)
@@ -101,6 +127,19 @@ struct Run: AsyncParsableCommand {
             throw failure.report()
         } catch let error as StoreError {
             throw CommandFailure(error).report()
+        }
+    }
+
+    /// A `--cacert` that cannot be used would fail every https transfer one by one.
+    private func checkCACertificates() throws(CommandFailure) {
+        guard let cacert else { return }
+        guard let data = readSmallFile(cacert, limit: 16 << 20) else {
+            throw CommandFailure(message: "cannot read --cacert '\(cacert)': no such readable file; check the path", status: ExitStatus.usage)
+        }
+        guard data.range(of: Data("-----BEGIN CERTIFICATE-----".utf8)) != nil else {
+            throw CommandFailure(
+                message: "--cacert '\(cacert)' holds no PEM certificate ('-----BEGIN CERTIFICATE-----'); pass the CA's certificate in PEM form",
+                status: ExitStatus.usage)
         }
     }
 

@@ -19,7 +19,10 @@ import Testing
             "--concurrency": "ProgressTests", "--wait": "CrashSafetyTests", "--max-run-time": "InterruptionTests",
             "--max-asset-size": "ServerFaultTests", "--retries": "ServerFaultTests", "--connect-timeout": "ServerFaultTests",
             "--stall-timeout": "ServerFaultTests", "--max-time": "ServerFaultTests", "--max-redirs": "ServerFaultTests",
+            "--cacert": "PrivateCATests", "--header": "ManifestHeaderTests", "--limit-rate": "LimitRateTests",
+            "--trusted-key": "SignedManifestTests",
         ],
+        "plan": ["--trusted-key": "SignedManifestTests"],
         "simulate": ["--min-interval": "SimulateTests", "--orientation": "SimulateTests", "--start-time": "SimulateTests"],
     ]
 

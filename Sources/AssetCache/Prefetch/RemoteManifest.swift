@@ -1,80 +1,91 @@
 import Foundation
-import Glibc
+import Logging
 
 /// A manifest served over http(s), as cron jobs use it: fetched through the same
-/// transfer stack and limits as assets, cached and revalidated like one.
+/// transfer stack and limits as assets, cached and revalidated like one. With
+/// trusted keys, its signature (`URL.sig`) is fetched and cached the same way
+/// and checked before the manifest is read; nothing is stored unless both pass.
 public enum RemoteManifest {
     public enum Failure: Error, Sendable, CustomStringConvertible {
         /// Could not be fetched: nothing was changed (exit 69).
         case unavailable(String)
+        /// Its signature could not be fetched: nothing was changed (exit 69).
+        case signatureUnavailable(url: String, reason: String)
+        /// Its signature does not vouch for it: nothing was changed (exit 2).
+        case refused(ManifestSignatureError)
         case invalid(ManifestError)
         case storage(String)
 
         public var description: String {
             switch self {
             case .unavailable(let message): "the manifest could not be fetched: \(message)"
+            case .signatureUnavailable(let url, let reason): "signature missing: \(url) could not be fetched: \(reason)"
+            case .refused(let error): error.description
             case .invalid(let error): error.description
             case .storage(let message): "cache storage failed: \(message)"
             }
         }
     }
 
-    public static func fetch(_ raw: String, store: CacheStore, limits: TransferLimits, now: Double = Date().timeIntervalSince1970) async throws(Failure) -> Manifest {
+    /// `headers` ("Name: value") go with the requests to the manifest's own
+    /// origin only (the manifest and its signature), never elsewhere.
+    public static func fetch(
+        _ raw: String, store: CacheStore, limits: TransferLimits, headers: [String] = [], trustedKeys: TrustedKeys? = nil,
+        logger: Logger = Logger(label: "AssetCache", factory: { _ in SwiftLogNoOpLogHandler() }),
+        now: Double = Date().timeIntervalSince1970
+    ) async throws(Failure) -> Manifest {
         let url: AssetURL
         do {
             url = try AssetURL(parsing: raw)
         } catch {
             throw .unavailable("'\(raw)' is not an http(s) URL")
         }
-        let cached = CachedCopy(store: store, url: url)
-        if let cached, cached.isFresh(at: now) {
-            return try decode(store.objectContents(cached.ref.object))
-        }
-        var limits = limits
-        limits.maxAssetSize = Int64(Manifest.maxSize)
-        let engine: TransferEngine
+        let fetcher = RemoteDocumentFetcher(store: store, limits: limits, headers: headers, origin: url, logger: logger)
+        defer { fetcher.close() }
+
+        let manifest: RemoteDocument
         do {
-            engine = try TransferEngine(limits: limits)
+            manifest = try await fetcher.resolve(url, now: now)
         } catch {
-            throw .unavailable("\(error)")
+            throw .unavailable(error.message)
         }
-        defer { engine.shutdown() }
-        let download = store.temporaryFile("manifest")
-        defer { download.directory.unlink(download.name) }
-        let result = await engine.fetch(TransferRequest(url: url.string, location: download, headers: cached?.conditionalHeaders ?? []))
-
-        if let cached, result.status == 304 {
-            let manifest = try decode(store.objectContents(cached.ref.object))
-            try write { () throws(StoreError) in try store.writeRef(cached.revalidated(by: result.headers, at: now), for: url) }
-            return manifest
+        let data = manifest.contents(in: store) ?? Data()
+        var signature: RemoteDocument?
+        if let trustedKeys {
+            let signatureURL = signatureURL(of: url)
+            do {
+                signature = try await fetcher.resolve(signatureURL, now: now)
+            } catch {
+                throw .signatureUnavailable(url: signatureURL.string, reason: error.message)
+            }
+            do {
+                try trustedKeys.verify(data, signature: signature?.contents(in: store), name: signatureURL.string)
+            } catch {
+                throw .refused(error)
+            }
         }
-        if let failure = result.failure { throw .unavailable(failure.message) }
-        let manifest = try decode(download.directory.contents(of: download.name, limit: Manifest.maxSize))
-        let freshness = Freshness(headers: result.headers, receivedAt: now)
-        try write { () throws(StoreError) in
-            _ = try store.commitObject(from: download, sha256: result.sha256)
-            let ref = AssetRef(
-                url: url.string, object: result.sha256, etag: result.headers.etag, lastModified: result.headers.lastModified,
-                fetchedAt: now, maxAge: freshness.lifetime, bytes: result.bytes, kind: .file)
-            if freshness.mayStore { try store.writeRef(ref, for: url) }
-        }
-        return manifest
-    }
-
-    private static func decode(_ bytes: [UInt8]?) throws(Failure) -> Manifest {
-        let data = Data(bytes ?? [])
+        let decoded: Manifest
         do {
-            return try Manifest.decode(data)
+            decoded = try Manifest.decode(data)
         } catch {
             throw .invalid(error)
         }
-    }
-
-    private static func write(_ body: () throws(StoreError) -> Void) throws(Failure) {
         do {
-            try body()
+            try manifest.commit(to: store, at: now)
+            try signature?.commit(to: store, at: now)
         } catch {
             throw .storage(error.description)
         }
+        return decoded
+    }
+
+    /// `URL.sig`: `.sig` ends the path, and the query stays, so that a
+    /// signed-URL token or version parameter applies to both.
+    public static func signatureURL(of url: AssetURL) -> AssetURL {
+        var text = url.string
+        let end = text.firstIndex(of: "?") ?? text.endIndex
+        text.insert(contentsOf: ".sig", at: end)
+        // Appending to the path of a valid URL keeps it valid.
+        return (try? AssetURL(parsing: text)) ?? url
     }
 }

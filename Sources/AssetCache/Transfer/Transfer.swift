@@ -26,6 +26,10 @@ final class Transfer: TransferQueueItem {
     /// not continue the file; they do not use up retries.
     private(set) var restarts = 0
     private(set) var easy: UnsafeMutableRawPointer?
+    /// The engine's `--limit-rate` budget, charged with every body byte.
+    var meter: RateLimit?
+    /// Whether this attempt's receiving is paused for `meter`.
+    var receivePaused = false
 
     private let continuation: CheckedContinuation<TransferResult, Never>
     private let maxAssetSize: Int64
@@ -125,7 +129,7 @@ final class Transfer: TransferQueueItem {
         // redirect must not reach them.
         set(ccurl_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"))
         set(ccurl_easy_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"))
-        set(ccurl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 1))
+        set(ccurl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, request.followsRedirects ? 1 : 0))
         set(ccurl_easy_setopt_long(easy, CURLOPT_MAXREDIRS, limits.maxRedirects))
         set(ccurl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(limits.connectTimeout)))
         set(ccurl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(limits.maxTime)))
@@ -137,10 +141,13 @@ final class Transfer: TransferQueueItem {
         // the write callback enforces the cap on what actually arrives.
         set(ccurl_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limits.maxAssetSize)))
         if let rate = limits.limitRate {
-            set(ccurl_easy_setopt_off_t(easy, CURLOPT_MAX_RECV_SPEED_LARGE, curl_off_t(rate)))
+            set(limitReceiving(easy, bytesPerSecond: rate, concurrency: limits.concurrency, context: context))
         }
         if let caCertFile = limits.caCertFile {
             set(ccurl_easy_setopt_string(easy, CURLOPT_CAINFO, caCertFile))
+            // Instead of the system's certificates, not beside them: Debian's
+            // libcurl also trusts every file in /etc/ssl/certs by default.
+            set(ccurl_easy_setopt_string(easy, CURLOPT_CAPATH, nil))
         }
         set(ccurl_easy_setopt_string(easy, CURLOPT_USERAGENT, Self.userAgent))
         // No CURLOPT_ACCEPT_ENCODING: a compressed body would break Range and let a
@@ -290,6 +297,7 @@ final class Transfer: TransferQueueItem {
     /// Only a 2xx body lands in the destination; anything else (an error page) is
     /// drained and counted so that an endless error body still hits the cap.
     private func receiveBody(_ buffer: UnsafeRawBufferPointer) -> Int {
+        charge(buffer.count)
         let received = Int64(buffer.count)
         guard head.isSuccess else {
             discardedBytes += received

@@ -17,8 +17,10 @@ public struct TransferLimits: Sendable, Equatable {
     public var maxRedirects = 5
     /// At most `retries + 1` requests per transfer.
     public var retries = 3
-    /// Bytes per second per transfer.
+    /// Bytes per second for all transfers of an engine together, as a
+    /// run's whole budget (``RateLimit``), not per transfer.
     public var limitRate: Int64? = nil
+    /// A PEM bundle of CA certificates trusted instead of the system's.
     public var caCertFile: String? = nil
 
     public init() {}

@@ -19,6 +19,10 @@ final class TransferLoop {
     private var nextSequence = 0
     /// Set by `cancelAll`: from then on nothing starts.
     private var cancelReason: String?
+    /// `limitRate`, shared by every transfer; while it is overdrawn, every
+    /// transfer's receiving is paused and nothing new starts.
+    private let rateLimit: RateLimit?
+    private var receivingPaused = false
 
     /// The longest the thread blocks in curl_multi_poll with nothing to wake it;
     /// libcurl shortens it to its own timers, the inbox wakes it early.
@@ -30,8 +34,14 @@ final class TransferLoop {
         var limits = limits
         limits.concurrency = max(1, limits.concurrency)
         limits.perHost = max(1, limits.perHost)
+        if let rate = limits.limitRate {
+            // A transfer's share of a low limit, paused half the time, must not
+            // read as a stall.
+            limits.stallBytesPerSecond = min(limits.stallBytesPerSecond, max(1, Int(rate) / (4 * limits.concurrency)))
+        }
         self.limits = limits
         retryPolicy = TransferRetryPolicy(retries: max(0, limits.retries))
+        rateLimit = limits.limitRate.map { RateLimit(bytesPerSecond: $0, concurrency: limits.concurrency, now: ContinuousClock.now) }
     }
 
     func run() {
@@ -43,6 +53,7 @@ final class TransferLoop {
             }
             for command in commands { handle(command) }
             requeueDueRetries()
+            throttle()
             startTransfers()
 
             var running: Int32 = 0
@@ -51,6 +62,7 @@ final class TransferLoop {
                 // Freed slots: fill them before sleeping.
                 continue
             }
+            throttle()
             curl_multi_poll(multi, nil, 0, Int32(pollTimeout()), nil)
         }
     }
@@ -61,6 +73,7 @@ final class TransferLoop {
         switch command {
         case .start(let submission):
             let transfer = Transfer(submission: submission, sequence: nextSequence, maxAssetSize: limits.maxAssetSize)
+            transfer.meter = rateLimit
             nextSequence += 1
             if let failure = cancellation(of: transfer) {
                 transfer.finish(failure: failure, keepsPartial: true)
@@ -142,7 +155,7 @@ final class TransferLoop {
     /// libcurl gets at most `concurrency` transfers, and at most `perHost` for one
     /// host, so the order they start in is the queue's, not libcurl's.
     private func startTransfers() {
-        while active.count < limits.concurrency {
+        while active.count < limits.concurrency, !receivingPaused {
             guard let transfer = pending.popFirst(where: { (activePerHost[$0.hostKey] ?? 0) < limits.perHost }) else {
                 return
             }
@@ -227,9 +240,24 @@ final class TransferLoop {
         }
     }
 
+    /// Pauses every transfer's receiving while the rate limit is overdrawn
+    /// (a transfer whose bytes overdraw it has already paused itself), and
+    /// lets them all go on once it is paid.
+    private func throttle() {
+        guard let rateLimit else { return }
+        rateLimit.refill(at: clock.now)
+        receivingPaused = rateLimit.isOverdrawn
+        for transfer in active.values where transfer.receivePaused != receivingPaused {
+            transfer.setReceivePaused(receivingPaused)
+        }
+    }
+
     private func pollTimeout() -> Int {
         let now = clock.now
         var timeout = Self.idlePollMilliseconds
+        if receivingPaused, let rateLimit {
+            timeout = min(timeout, max(1, rateLimit.millisecondsUntilSolvent))
+        }
         for transfer in waiting {
             guard let retryAt = transfer.retryAt else { continue }
             let remaining = now.duration(to: retryAt)

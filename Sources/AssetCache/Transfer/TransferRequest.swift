@@ -19,6 +19,9 @@ package struct TransferRequest: Sendable {
     package var resume: Resume?
     /// Told of body bytes and retries as they happen (a run's progress and log).
     var observer: TransferObserver?
+    /// False: a redirect ends the request with its 3xx status and `Location`,
+    /// for a caller that must decide where its headers may go next.
+    package var followsRedirects = true
 
     package init(url: String, destination: String, priority: Int = 0, headers: [String] = [], resume: Resume? = nil) {
         self.init(url: url, location: FileLocation(path: destination), priority: priority, headers: headers, resume: resume)

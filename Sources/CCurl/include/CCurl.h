@@ -46,6 +46,10 @@ static inline CURLcode ccurl_easy_setopt_header_callback(CURL *_Nonnull easy, cu
     return curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, callback);
 }
 
+static inline CURLcode ccurl_easy_setopt_sockopt_callback(CURL *_Nonnull easy, curl_sockopt_callback _Nullable callback) {
+    return curl_easy_setopt(easy, CURLOPT_SOCKOPTFUNCTION, callback);
+}
+
 static inline CURLcode ccurl_easy_setopt_xferinfo_callback(CURL *_Nonnull easy, curl_xferinfo_callback _Nullable callback) {
     return curl_easy_setopt(easy, CURLOPT_XFERINFOFUNCTION, callback);
 }

@@ -1,0 +1,42 @@
+import Foundation
+
+/// A remote manifest or its signature as this run will use it: the cached
+/// copy while fresh, else what a (conditional) GET brought. Nothing is
+/// written to the cache until `commit`, so a refused manifest leaves the
+/// cache as it was.
+struct RemoteDocument {
+    enum Source {
+        case fresh(CachedCopy)
+        case revalidated(CachedCopy, ResponseHeaders)
+        case downloaded(FileLocation, TransferResult)
+    }
+
+    let url: AssetURL
+    let source: Source
+
+    /// Its bytes (a manifest's at most); nil when they cannot be read.
+    func contents(in store: CacheStore) -> Data? {
+        let bytes = switch source {
+        case .fresh(let cached), .revalidated(let cached, _): store.objectContents(cached.ref.object)
+        case .downloaded(let location, _): location.directory.contents(of: location.name, limit: Manifest.maxSize)
+        }
+        return bytes.map { Data($0) }
+    }
+
+    /// Stores what the request brought: a 304's new freshness, or a new object and ref.
+    func commit(to store: CacheStore, at now: Double) throws(StoreError) {
+        switch source {
+        case .fresh:
+            return
+        case .revalidated(let cached, let headers):
+            try store.writeRef(cached.revalidated(by: headers, at: now), for: url)
+        case .downloaded(let location, let result):
+            _ = try store.commitObject(from: location, sha256: result.sha256)
+            let freshness = Freshness(headers: result.headers, receivedAt: now)
+            let ref = AssetRef(
+                url: url.string, object: result.sha256, etag: result.headers.etag, lastModified: result.headers.lastModified,
+                fetchedAt: now, maxAge: freshness.lifetime, bytes: result.bytes, kind: .file)
+            if freshness.mayStore { try store.writeRef(ref, for: url) }
+        }
+    }
+}

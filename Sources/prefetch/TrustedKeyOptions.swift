@@ -1,0 +1,41 @@
+import ArgumentParser
+import AssetCache
+import Foundation
+
+/// `--trusted-key`, for every command that reads a manifest: with one, a
+/// manifest is read only when a signature by one of the keys vouches for it.
+struct TrustedKeyOptions: ParsableArguments {
+    @Option(
+        name: .customLong("trusted-key"),
+        help: ArgumentHelp(
+            "Accept only manifests signed by this signify public key (signify -V -p): MANIFEST.sig beside a file, URL.sig for a URL; repeatable, for key rotation.",
+            valueName: "file"))
+    var paths: [String] = []
+
+    /// The keys, read and checked before anything else happens; nil without any.
+    func load() throws(CommandFailure) -> TrustedKeys? {
+        guard !paths.isEmpty else { return nil }
+        var keys: [SignifyPublicKey] = []
+        for path in paths {
+            guard let data = readSmallFile(path, limit: 64 * 1024) else {
+                throw CommandFailure(message: "cannot read --trusted-key '\(path)': no such readable file; check the path", status: ExitStatus.usage)
+            }
+            do {
+                keys.append(try SignifyPublicKey(data, name: path))
+            } catch {
+                throw CommandFailure(
+                    message: "--trusted-key '\(path)' is not a signify public key: \(error); pass the KEY.pub that 'signify-openbsd -G -p KEY.pub -s KEY.sec' wrote",
+                    status: ExitStatus.usage)
+            }
+        }
+        return TrustedKeys(keys)
+    }
+}
+
+/// The whole of a small file, or nil when it cannot be read; at most `limit`
+/// bytes (a longer file comes back cut, which its parser then refuses).
+func readSmallFile(_ path: String, limit: Int) -> Data? {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+    defer { try? handle.close() }
+    return try? handle.read(upToCount: limit) ?? Data()
+}
