@@ -74,5 +74,11 @@ bench: deps
 	$(SWIFT) build -c release --product fixture-server
 	python3 bench/run.py --bin "$$($(SWIFT) build -c release --show-bin-path)" $(BENCH_ARGS)
 
+# Every libFuzzer target under ASan for SECONDS each (Fuzz/run.sh); a crash, leak or
+# timeout leaves its input in .build-fuzz/artifacts/ and fails.
+SECONDS ?= 60
+fuzz: deps
+	Fuzz/run.sh $(SECONDS)
+
 clean:
 	rm -rf .build

@@ -1,5 +1,7 @@
 import Foundation
+#if canImport(Glibc)
 import Glibc
+#endif
 
 /// The life of one asset URL in a run (DESIGN §3, §7): use the cached copy while it
 /// is fresh, revalidate it when stale, download it when absent, and keep a cached

@@ -1,5 +1,7 @@
 import Foundation
+#if canImport(Glibc)
 import Glibc
+#endif
 
 extension CacheStore {
     /// Moves a finished download into `objects/`. Identical bytes already stored

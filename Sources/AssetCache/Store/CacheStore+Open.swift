@@ -1,5 +1,7 @@
 import Foundation
+#if canImport(Glibc)
 import Glibc
+#endif
 import Logging
 
 /// Opening a cache: the root made or found, refused unless it is a cache this

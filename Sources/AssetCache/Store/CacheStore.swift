@@ -1,6 +1,8 @@
 import Crypto
 import Foundation
+#if canImport(Glibc)
 import Glibc
+#endif
 import Logging
 
 /// The content-addressed cache on disk (DESIGN §7). The layout is the documentation:
@@ -135,7 +137,7 @@ public final class CacheStore: Sendable {
         }
         // Partial downloads are kept for resume, but not forever.
         for name in partials.entries() {
-            if let info = partials.status(name), now - Double(info.st_mtim.tv_sec) > 24 * 60 * 60 {
+            if let info = partials.status(name), now - LibC.modificationTime(info) > 24 * 60 * 60 {
                 removeLeftover(name, in: partials)
             }
         }

@@ -1,5 +1,7 @@
 import Foundation
+#if canImport(Glibc)
 import Glibc
+#endif
 
 /// Interrupted downloads kept for resume (DESIGN §7): `tmp/partial/<sha256(url)>`
 /// holds the bytes so far, `<sha256(url)>.json` the validator for `If-Range`.

@@ -1,6 +1,8 @@
 import Crypto
 import Foundation
+#if canImport(Glibc)
 import Glibc
+#endif
 
 /// One thing `verify` found wrong, and what `--repair` removes for it.
 public struct CacheProblem: Sendable, Equatable, CustomStringConvertible {
