@@ -62,4 +62,14 @@ import Testing
         bytes[bytes.count - 7] = 0xFF
         #expect(throws: JSONReadError.self) { try Self.read(bytes) }
     }
+
+    /// One pass over the bytes: a single tokenizer reads each of them once, and
+    /// the model is built from what it hands over.
+    @Test func aManifestIsReadInOnePass() throws {
+        let json = Self.agreeing[3]
+        let passes = JSONPasses()
+        let manifest = try JSONPasses.$current.withValue(passes) { try Manifest.decode(Data(json.utf8)) }
+        #expect(manifest.actions.map(\.id) == ["b"])
+        #expect(passes.bytesReadByEachPass == [json.utf8.count])
+    }
 }

@@ -49,6 +49,7 @@ package struct JSONReader: ~Copyable {
             guard reader.tokens.peek() != nil else { throw JSONReadError(.syntax, "the \(name) is empty") }
             let result = try document(&reader)
             guard reader.tokens.peek() == nil else { throw reader.tokens.fault("unexpected data after the end of the document") }
+            JSONPasses.current?.record(bytes: reader.tokens.position)
             if let mismatch = reader.mismatch { throw mismatch }
             return result
         } catch {
