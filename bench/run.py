@@ -27,6 +27,8 @@ G  peak RSS (wait4 ru_maxrss) of A, and of a run whose only asset is a 1 GiB ZIP
 H  `prefetch run --limit-rate 200K` of 2 MiB in 8 assets from fixture-server: body
    bytes over the time from the first request's arrival to the last response's
    end, both from the server's --log, against the limit for the whole run
+I J  peak RSS over 10,000 and 100,000 assets, and a slow host's hold on a run:
+   run once, after the rounds (bench/bounds.py)
 """
 
 import argparse
@@ -42,6 +44,8 @@ import subprocess
 import sys
 import time
 
+import bounds
+
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH = os.path.join(TOP, "bench")
 BEGIN = "<!-- bench:begin -->"
@@ -53,11 +57,12 @@ def log(text):
 
 
 class Result:
-    def __init__(self, seconds, rss_kib, status, stdout):
+    def __init__(self, seconds, rss_kib, status, stdout, cpu_seconds=0.0):
         self.seconds = seconds
         self.rss_kib = rss_kib
         self.status = status
         self.stdout = stdout
+        self.cpu_seconds = cpu_seconds
 
 
 def measure(argv, stdout_file=None, env=None):
@@ -79,7 +84,7 @@ def measure(argv, stdout_file=None, env=None):
         out.close()
     if err.strip():
         log(err.decode(errors="replace").strip()[:2000])
-    return Result(seconds, usage.ru_maxrss, child.returncode, captured)
+    return Result(seconds, usage.ru_maxrss, child.returncode, captured, usage.ru_utime + usage.ru_stime)
 
 
 def free_port():
@@ -416,15 +421,23 @@ def machine():
     return f"{os.cpu_count()} cores ({model}), {mem_kib / 1024 / 1024:.0f} GiB, Linux {platform.release()}"
 
 
-def table(bench, rounds):
-    s = {k: median(v) for k, v in bench.samples.items()}
-    ms = lambda x: f"{x * 1000:.0f} ms"
-    mib = lambda k: f"{k / 1024:.1f} MiB"
-    rows = []
+def mib(kib):
+    return f"{kib / 1024:.1f} MiB"
 
+
+def row_adder(rows):
+    """A function that appends one row (name, value, target, verdict, note) to `rows`."""
     def row(name, value, target="", ok=None, note=""):
         verdict = "" if ok is None else ("met" if ok else "MISSED")
         rows.append((name, value, target, verdict, note))
+    return row
+
+
+def table(bench, rounds):
+    s = {k: median(v) for k, v in bench.samples.items()}
+    ms = lambda x: f"{x * 1000:.0f} ms"
+    rows = []
+    row = row_adder(rows)
 
     row(f"A  cold prefetch run, {len(bench.assets)} messages", ms(s["A"]), note=bench.notes.get("A", ""))
     row("B  warm run, same manifest", ms(s["B"]), note=bench.notes.get("B", ""))
@@ -462,7 +475,12 @@ def table(bench, rounds):
         ratio = counts["summary-10000"] / counts["python-10000"]
         row("C plan (text) / python json.load, instructions", f"{ratio:.2f}", "<= 0.50", ratio <= 0.5,
             f"callgrind: {counts['summary-10000'] / 1e6:.0f} M / {counts['python-10000'] / 1e6:.0f} M Ir")
+    bounds.rows(s, bench.notes, row, mib)
+    return render(rows)
 
+
+def render(rows):
+    """The rows as a Markdown table, and those that missed their target."""
     widths = [max(len(r[i]) for r in rows + [("measurement", "median", "target", "", "")]) for i in range(4)]
     header = ("measurement", "median", "target", "")
     lines = ["| " + " | ".join(h.ljust(w) for h, w in zip(header, widths)) + " | notes |",
@@ -472,19 +490,19 @@ def table(bench, rounds):
     return "\n".join(lines), [r for r in rows if r[3] == "MISSED"]
 
 
-def write_benchmarks(text):
+def write_benchmarks(text, begin=BEGIN, end=END):
     path = os.path.join(TOP, "BENCHMARKS.md")
     before, after = "# Benchmarks\n\n", ""
     if os.path.exists(path):
         with open(path) as f:
             current = f.read()
-        if BEGIN in current and END in current:
-            before = current.split(BEGIN)[0]
-            after = current.split(END, 1)[1]
+        if begin in current and end in current:
+            before = current.split(begin)[0]
+            after = current.split(end, 1)[1]
         else:
             before = current + "\n"
     with open(path, "w") as f:
-        f.write(before + BEGIN + "\n" + text + "\n" + END + after)
+        f.write(before + begin + "\n" + text + "\n" + end + after)
     return path
 
 
@@ -511,6 +529,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=int(os.environ.get("BENCH_ROUNDS", "5")))
     parser.add_argument("--work", default=os.path.join(TOP, ".build-bench"))
     parser.add_argument("--no-big", action="store_true", help="skip the 1 GiB run of G")
+    parser.add_argument("--no-bounds", action="store_true", help="skip I and J (memory over 100,000 assets, slow host)")
+    parser.add_argument("--only-bounds", action="store_true", help="run I and J alone and print their rows; BENCHMARKS.md is left alone")
     parser.add_argument("--no-write", action="store_true", help="print the table only; leave BENCHMARKS.md alone")
     parser.add_argument("--callgrind", action="store_true",
                         help="also count instructions of the plan and of Python (bench/callgrind.sh; valgrind, ~2 minutes)")
@@ -520,6 +540,15 @@ def main():
     # SIGTERM ends the run like Ctrl-C: through the finally that stops nginx.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     os.makedirs(args.work, exist_ok=True)
+    if args.only_bounds:
+        bench = Bench(args)
+        bounds.run(bench, Nginx, log)
+        rows = []
+        bounds.rows({k: median(v) for k, v in bench.samples.items()}, bench.notes, row_adder(rows), mib)
+        rendered, missed = render(rows)
+        print(rendered)
+        print(("Missed: " + "; ".join(r[0] for r in missed)) if missed else "Every target met.")
+        return
     corpus = os.path.join(args.work, "corpus")
     subprocess.run([sys.executable, os.path.join(BENCH, "corpus.py"), "--out", corpus] + ([] if args.no_big else ["--big"]), check=True)
     with open(os.path.join(corpus, "assets.json")) as f:
@@ -559,6 +588,8 @@ def main():
             bench.run_callgrind(manifests)
     finally:
         nginx.stop()
+    if not args.no_bounds:
+        bounds.run(bench, Nginx, log)
 
     rendered, missed = table(bench, args.rounds)
     info = versions(bench.bin)

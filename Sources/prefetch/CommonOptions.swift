@@ -1,6 +1,13 @@
 import ArgumentParser
 import AssetCache
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Options every subcommand takes and means the same by. What a subcommand
 /// prints with `--json` is its own, so each declares that flag with its own help
@@ -33,7 +40,7 @@ struct CommonOptions: ParsableArguments {
             return String(first)
         }
         if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") { return "\(xdg)/prefetch" }
-        let home = environment["HOME"] ?? NSHomeDirectory()
+        let home = environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path
         return "\(home)/.cache/prefetch"
     }
 }

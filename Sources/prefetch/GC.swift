@@ -14,19 +14,6 @@ struct GC: ParsableCommand {
     @Option(help: ArgumentHelp("Wait up to this many seconds for another run's lock.", valueName: "seconds"))
     var wait: Double = 0
 
-    /// `--json`: the collection's numbers, as the text line gives them.
-    struct Output: Encodable {
-        var cache_dir: String
-        var budget: Int64
-        var bytes_before: Int64
-        var bytes_after: Int64
-        var evicted_refs: Int
-        var removed_objects: Int
-        var removed_trees: Int
-        /// The last manifest's assets alone exceed the budget; they were kept.
-        var needed_exceed_budget: Bool
-    }
-
     func run() throws {
         do throws(CommandFailure) {
             // Opening as a writer sweeps tmp/ (but recent partial downloads).
@@ -36,10 +23,7 @@ struct GC: ParsableCommand {
                 common.logger.warning("the last manifest's assets alone exceed the budget of \(ByteCount.format(result.budget)); they were kept")
             }
             if json {
-                try JSONOutput.write(Output(
-                    cache_dir: common.cacheDirectory, budget: result.budget, bytes_before: result.bytesBefore,
-                    bytes_after: result.bytesAfter, evicted_refs: result.evictedRefs, removed_objects: result.removedObjects,
-                    removed_trees: result.removedTrees, needed_exceed_budget: result.neededExceedBudget))
+                writeJSON(result) { Console.standardOutput.write($0) }
             } else if !common.quiet {
                 print("evicted \(result.evictedRefs) refs, removed \(result.removedObjects) objects and \(result.removedTrees) trees; "
                     + "\(ByteCount.format(result.bytesAfter)) of \(ByteCount.format(result.budget)) budget in use")
@@ -47,5 +31,23 @@ struct GC: ParsableCommand {
         } catch {
             throw error.report()
         }
+    }
+
+    /// `--json`: the numbers of the text line, and what it leaves out.
+    private func writeJSON(_ result: GarbageCollection, _ write: @escaping ([UInt8]) -> Void) {
+        var writer = PrettyJSON(flush: write)
+        writer.object { json in
+            json.key("cache_dir"); json.string(common.cacheDirectory)
+            json.key("evicted_refs"); json.integer(result.evictedRefs)
+            json.key("removed_objects"); json.integer(result.removedObjects)
+            json.key("removed_trees"); json.integer(result.removedTrees)
+            json.key("bytes_before"); json.integer(result.bytesBefore)
+            json.key("bytes_after"); json.integer(result.bytesAfter)
+            json.key("budget"); json.integer(result.budget)
+            // The last manifest's assets alone exceed the budget; they were kept.
+            json.key("needed_exceed_budget"); json.bool(result.neededExceedBudget)
+        }
+        writer.flushNow()
+        write([0x0A])
     }
 }

@@ -1,5 +1,12 @@
 import AssetCache
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// `run`'s live progress on stderr: assets done of total, bytes, rate, failures,

@@ -1,16 +1,24 @@
 import ArgumentParser
 import AssetCache
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 struct Status: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Size, counts, budget and the last run of the cache.")
+    static let configuration = CommandConfiguration(
+        commandName: "status", abstract: "Size, counts, budget and the last run of the cache.")
 
     @OptionGroup var common: CommonOptions
 
     @Flag(help: "Print the cache's size, counts, budget and last run as JSON on stdout.")
     var json = false
 
-    struct Output: Encodable {
+    struct Output {
         var cache_dir: String
         var exists: Bool
         var bytes: Int64
@@ -21,6 +29,41 @@ struct Status: ParsableCommand {
         /// Downloads in flight, interrupted ones kept for resume, leftovers the next writer sweeps.
         var tmp_bytes: Int64
         var last_run: CacheState.LastRun?
+
+        /// Keys in the order docs/report.md lists them, as in every JSON output of
+        /// prefetch; `last_run` is null before the first run and leaves out what
+        /// only `gc` needs from state.json.
+        func writeJSON(_ write: @escaping ([UInt8]) -> Void) {
+            var writer = PrettyJSON(flush: write)
+            writer.object { json in
+                json.key("cache_dir"); json.string(cache_dir)
+                json.key("exists"); json.bool(exists)
+                json.key("bytes"); json.integer(bytes)
+                json.key("budget"); json.integer(budget)
+                json.key("objects"); json.integer(objects)
+                json.key("trees"); json.integer(trees)
+                json.key("refs"); json.integer(refs)
+                json.key("tmp_bytes"); json.integer(tmp_bytes)
+                json.key("last_run")
+                if let run = last_run {
+                    json.object { json in
+                        json.key("finished_at"); json.number(run.finishedAt)
+                        json.key("duration_ms"); json.integer(run.durationMs)
+                        json.key("messages"); json.integer(run.messages)
+                        json.key("ready"); json.integer(run.ready)
+                        json.key("discarded"); json.integer(run.discarded)
+                        json.key("deferred"); json.integer(run.deferred)
+                        json.key("expired"); json.integer(run.expired)
+                        json.key("assets"); json.integer(run.assets)
+                        json.key("downloaded_bytes"); json.integer(run.downloadedBytes)
+                    }
+                } else {
+                    json.null()
+                }
+            }
+            writer.flushNow()
+            write([0x0A])
+        }
     }
 
     func run() throws {
@@ -33,7 +76,7 @@ struct Status: ParsableCommand {
                 objects: usage.objects, trees: usage.trees, refs: usage.refs, tmp_bytes: usage.temporaryBytes,
                 last_run: state.lastRun)
             if json {
-                try JSONOutput.write(output)
+                output.writeJSON { Console.standardOutput.write($0) }
             } else if !common.quiet {
                 print(text(output))
             }
@@ -43,11 +86,12 @@ struct Status: ParsableCommand {
     }
 
     private func text(_ output: Output) -> String {
-        guard output.exists else { return "no cache at \(output.cache_dir) yet" }
+        let directory = TerminalText.safe(output.cache_dir)
+        guard output.exists else { return "no cache at \(directory) yet" }
         let percent = output.budget > 0 ? Double(output.bytes) / Double(output.budget) * 100 : 0
         var lines = [
-            "cache   \(output.cache_dir)",
-            "size    \(ByteCount.format(output.bytes)) of \(ByteCount.format(output.budget)) budget (\(String(format: "%.0f", percent))%)"
+            "cache   \(directory)",
+            "size    \(ByteCount.format(output.bytes)) of \(ByteCount.format(output.budget)) budget (\(DecimalText.fixed(percent, digits: 0))%)"
                 + (output.tmp_bytes > 0 ? ", and \(ByteCount.format(output.tmp_bytes)) in tmp/" : ""),
             "holds   \(output.objects) objects, \(output.trees) unpacked trees, \(output.refs) refs",
         ]

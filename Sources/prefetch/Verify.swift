@@ -1,9 +1,14 @@
 import ArgumentParser
 import AssetCache
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 struct Verify: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "verify",
         abstract: "Re-hash every object and check every tree and ref; exit 1 if anything is wrong.")
 
     @OptionGroup var common: CommonOptions
@@ -17,27 +22,6 @@ struct Verify: ParsableCommand {
     @Option(help: ArgumentHelp("With --repair: wait up to this many seconds for another run's lock.", valueName: "seconds"))
     var wait: Double = 0
 
-    /// `--json`: the same findings as the text, for programs.
-    struct Output: Encodable {
-        var cache_dir: String
-        var exists: Bool
-        var ok: Bool
-        var objects: Int
-        var trees: Int
-        var refs: Int
-        var problems: [Problem]
-        var repaired: Bool
-
-        struct Problem: Encodable {
-            var kind: String
-            var path: String
-            var problem: String
-            /// What `--repair` removes for it, so that the next run fetches the asset again.
-            var repair_removes: [String]
-            var removed: Bool
-        }
-    }
-
     func run() throws {
         let problems: [CacheProblem]
         do throws(CommandFailure) {
@@ -47,20 +31,15 @@ struct Verify: ParsableCommand {
             if repair { store?.repair(problems) }
             let usage = store?.usage() ?? CacheUsage()
             if json {
-                try JSONOutput.write(Output(
-                    cache_dir: common.cacheDirectory, exists: store != nil, ok: problems.isEmpty,
-                    objects: usage.objects, trees: usage.trees, refs: usage.refs,
-                    problems: problems.map {
-                        Output.Problem(kind: $0.kind.rawValue, path: $0.path, problem: $0.problem, repair_removes: $0.remove, removed: repair)
-                    },
-                    repaired: repair && !problems.isEmpty))
+                writeJSON(exists: store != nil, usage: usage, problems: problems) { Console.standardOutput.write($0) }
             } else {
                 for problem in problems {
-                    FileHandle.standardError.write(Data("prefetch: \(problem)\(repair ? " (removed)" : "")\n".utf8))
+                    // A problem names files and URLs found in the cache: escaped.
+                    Console.standardError.writeLine("prefetch: \(TerminalText.safe("\(problem)"))\(repair ? " (removed)" : "")")
                 }
                 if problems.isEmpty && !common.quiet {
                     print(store == nil
-                        ? "no cache at \(common.cacheDirectory) yet: nothing to verify"
+                        ? "no cache at \(TerminalText.safe(common.cacheDirectory)) yet: nothing to verify"
                         : "ok: \(usage.objects) objects, \(usage.trees) trees, \(usage.refs) refs verified")
                 }
             }
@@ -68,5 +47,33 @@ struct Verify: ParsableCommand {
             throw error.report()
         }
         if !problems.isEmpty { throw ExitCode(ExitStatus.someDiscarded) }
+    }
+
+    /// `--json`: what the text says, for programs; after a repair, the counts are
+    /// of what is left.
+    private func writeJSON(exists: Bool, usage: CacheUsage, problems: [CacheProblem], _ write: @escaping ([UInt8]) -> Void) {
+        var writer = PrettyJSON(flush: write)
+        writer.object { json in
+            json.key("cache_dir"); json.string(common.cacheDirectory)
+            json.key("exists"); json.bool(exists)
+            json.key("ok"); json.bool(problems.isEmpty)
+            json.key("objects"); json.integer(usage.objects)
+            json.key("trees"); json.integer(usage.trees)
+            json.key("refs"); json.integer(usage.refs)
+            json.key("problems")
+            json.array(problems) { json, problem in
+                json.object { json in
+                    json.key("kind"); json.string(problem.kind.rawValue)
+                    json.key("path"); json.string(problem.path)
+                    json.key("problem"); json.string(problem.problem)
+                    // What --repair removes for it, so that the next run fetches the asset again.
+                    json.key("repair_removes"); json.array(problem.remove) { json, path in json.string(path) }
+                    json.key("removed"); json.bool(repair)
+                }
+            }
+            json.key("repaired"); json.bool(repair && !problems.isEmpty)
+        }
+        writer.flushNow()
+        write([0x0A])
     }
 }

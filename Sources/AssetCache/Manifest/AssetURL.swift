@@ -1,5 +1,5 @@
 /// An asset's identity: an http(s) URL normalised so that spellings of the same
-/// resource compare equal (DESIGN §4). The query stays part of the identity.
+/// resource compare equal (docs/manifest.md). The query stays part of the identity.
 public struct AssetURL: Sendable, Hashable, Comparable, CustomStringConvertible {
     public let string: String
 
@@ -72,7 +72,9 @@ public struct AssetURL: Sendable, Hashable, Comparable, CustomStringConvertible 
         return query.split(separator: "&").contains { $0.lowercased() == "cache=false" }
     }
 
-    public var description: String { string }
+    /// For messages and logs: with its password, if any, masked (``redacted``).
+    /// Requests and the cache's file names use ``string``.
+    public var description: String { redacted }
     public static func < (lhs: AssetURL, rhs: AssetURL) -> Bool { lhs.string < rhs.string }
 }
 

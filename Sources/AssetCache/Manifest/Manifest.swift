@@ -1,5 +1,5 @@
 /// The messages a device is eligible for at session start, as the server sent them
-/// (DESIGN §4). Decode one with ``Manifest/decode(_:)``.
+/// (docs/manifest.md). Decode one with ``Manifest/decode(_:)``.
 public struct Manifest: Sendable {
     /// The `inapp` actions, in manifest order (the order that breaks priority ties).
     public var actions: [TriggeredAction]

@@ -1,9 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The life of one asset URL in a run (DESIGN §3, §7): use the cached copy while it
+/// The life of one asset URL in a run (docs/cache-format.md): use the cached copy while it
 /// is fresh, revalidate it when stale, download it when absent, and keep a cached
 /// copy when the server fails transiently.
 struct AssetPipeline: Sendable {
@@ -92,11 +96,9 @@ struct AssetPipeline: Sendable {
         }
         switch committed {
         case .success(let path):
-            var record = AssetRecord(
+            return AssetRecord(
                 url: item.url, kind: item.kind, outcome: .downloaded, sha256: result.sha256, bytes: result.bytes,
                 path: path, attempts: result.attempts, failure: nil, finishedMs: elapsedMs())
-            record.transferredBytes = result.bytes - (result.resumedFrom ?? 0)
-            return record
         case .failure(let failure):
             return .failed(item, failure, attempts: result.attempts, finishedMs: elapsedMs())
         }

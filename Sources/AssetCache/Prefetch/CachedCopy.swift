@@ -25,10 +25,12 @@ struct CachedCopy {
         return now >= ref.fetchedAt && now - ref.fetchedAt < maxAge
     }
 
+    /// A ref is read from the cache directory: a validator with a control
+    /// character in it is left out, and the copy revalidated unconditionally.
     var conditionalHeaders: [String] {
         var headers: [String] = []
-        if let etag = ref.etag { headers.append("If-None-Match: \(etag)") }
-        if let lastModified = ref.lastModified { headers.append("If-Modified-Since: \(lastModified)") }
+        if let etag = HeaderRules.validator(ref.etag) { headers.append("If-None-Match: \(etag)") }
+        if let lastModified = HeaderRules.validator(ref.lastModified) { headers.append("If-Modified-Since: \(lastModified)") }
         return headers
     }
 

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A remote manifest or its signature as this run will use it: the cached
 /// copy while fresh, else what a (conditional) GET brought. Nothing is

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension CacheStore {
     /// What the cache alone says of a URL, with no network and no writes: the local

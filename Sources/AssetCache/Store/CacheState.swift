@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `state.json`: what a cache remembers between runs — the budget given to the last
 /// `run --budget`, and a summary of the last run for `status`.

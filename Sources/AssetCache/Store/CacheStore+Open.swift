@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -129,7 +133,7 @@ extension CacheStore {
         guard directory.isFile("FORMAT"), let bytes = directory.contents(of: "FORMAT", limit: 4096) else {
             throw .insecure(path: directory.path, reason: "\(directory.path(of: "FORMAT")) is not a regular file; the cache never follows a link")
         }
-        let line = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let line = String(decoding: bytes, as: UTF8.self).trimmed()
         guard line == formatLine else {
             throw .refused(path: directory.path, reason: "its FORMAT says '\(line)', this tool reads '\(formatLine)'")
         }

@@ -1,11 +1,15 @@
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 #if canImport(Glibc)
 import Glibc
 #endif
 import Logging
 
-/// The content-addressed cache on disk (DESIGN §7). The layout is the documentation:
+/// The content-addressed cache on disk (docs/cache-format.md). The layout is the documentation:
 ///
 ///     FORMAT                      "asset-cache 1"
 ///     lock                        flock(2) target for writers

@@ -1,9 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Interrupted downloads kept for resume (DESIGN §7): `tmp/partial/<sha256(url)>`
+/// Interrupted downloads kept for resume (docs/cache-format.md): `tmp/partial/<sha256(url)>`
 /// holds the bytes so far, `<sha256(url)>.json` the validator for `If-Range`.
 /// Writers sweep them once they are a day old.
 extension CacheStore {

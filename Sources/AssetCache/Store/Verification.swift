@@ -1,5 +1,9 @@
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -35,7 +39,7 @@ public struct CacheProblem: Sendable, Equatable, CustomStringConvertible {
 }
 
 extension CacheStore {
-    /// Re-hashes every object and checks every tree and ref (DESIGN §6). An object no
+    /// Re-hashes every object and checks every tree and ref (docs/cli.md). An object no
     /// ref names yet — left by a crash between commit steps — is not a problem.
     public func verify() -> [CacheProblem] {
         var problems: [CacheProblem] = []

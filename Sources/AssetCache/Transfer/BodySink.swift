@@ -10,7 +10,7 @@ import Darwin
 /// hashed in the same pass, so memory stays flat whatever the size and nothing
 /// has to read the file back to hash it — except a prefix left by an earlier,
 /// interrupted transfer, which is read once when a 206 continues it (SHA-256
-/// state cannot be saved, DESIGN §10).
+/// state cannot be saved).
 ///
 /// The file is open only while one response's body is arriving: each attempt
 /// ends with it closed, so whatever an attempt wrote is in the file, not in a

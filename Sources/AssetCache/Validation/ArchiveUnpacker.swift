@@ -1,4 +1,4 @@
-/// Checks a downloaded ZIP of HTML assets and unpacks it (DESIGN §3, §8). Every
+/// Checks a downloaded ZIP of HTML assets and unpacks it (docs/limits.md). Every
 /// entry is checked from the central directory before the first byte is written;
 /// the bytes are then streamed, never held whole, and capped at what was declared.
 package enum ArchiveUnpacker {

@@ -1,4 +1,4 @@
-/// How large an image may be before it is refused unread (DESIGN §8). Checked from
+/// How large an image may be before it is refused unread (docs/limits.md). Checked from
 /// the header, before any pixel memory is allocated.
 public struct ImageLimits: Sendable, Equatable {
     public var maxSide = 16384

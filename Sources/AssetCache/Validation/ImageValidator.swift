@@ -1,4 +1,4 @@
-/// Decides whether a downloaded file is an image a message can show (DESIGN §3, §8).
+/// Decides whether a downloaded file is an image a message can show (docs/limits.md).
 package enum ImageValidator {
     /// Full validation: every format is decoded in full by its reference library —
     /// PNG by libpng, JPEG by libjpeg-turbo, GIF by giflib, WebP by libwebp — one
