@@ -3,7 +3,7 @@ SWIFT ?= swift
 SYSTEM_PACKAGES = libcurl4-openssl-dev libzip-dev libpng-dev libjpeg62-turbo-dev libgif-dev libwebp-dev pkg-config
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps test-deps build test test-docs python-deps demo fixtures bench docs man completions clean
+.PHONY: deps test-deps build test test-docs python-deps demo fixtures bench fuzz docs man completions clean
 
 # Installs the C libraries only when pkg-config cannot find them (giflib has no
 # pkg-config file before 5.2, so its header is looked for instead).
