@@ -3,7 +3,7 @@ SWIFT ?= swift
 SYSTEM_PACKAGES = libcurl4-openssl-dev libzip-dev libpng-dev libjpeg62-turbo-dev libgif-dev libwebp-dev pkg-config
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps test-deps build test test-docs python-deps demo fixtures bench docs man completions clean
+.PHONY: deps test-deps build test test-docs python-deps demo fixtures bench fuzz docs man completions clean
 
 # Installs the C libraries only when pkg-config cannot find them (giflib has no
 # pkg-config file before 5.2, so its header is looked for instead).
@@ -82,8 +82,9 @@ fixtures:
 # The benchmark of issue 6 (bench/run.py): installs nginx, curl, aria2, pngcheck,
 # the JPEG, GIF and WebP tools, unzip and GNU time when missing, builds prefetch
 # in release mode, prints the table and writes BENCHMARKS.md. BENCH_ARGS passes
-# options on, e.g. BENCH_ARGS="--rounds 7 --no-big", or BENCH_ARGS="--only-bounds"
-# for rows I and J (bench/bounds.py) alone.
+# options on, e.g. BENCH_ARGS="--rounds 7 --no-big", BENCH_ARGS="--only-bounds"
+# for rows I and J (bench/bounds.py) alone, or BENCH_ARGS="--callgrind" to add
+# instruction counts of the plan and of Python (valgrind).
 BENCH_TOOLS = nginx curl aria2c pngcheck djpeg cjpeg giftext dwebp cwebp unzip python3
 BENCH_PACKAGES = nginx curl aria2 pngcheck libjpeg-turbo-progs giflib-tools webp unzip python3 time
 bench: deps
@@ -96,6 +97,12 @@ bench: deps
 	$(SWIFT) build -c release --product prefetch
 	$(SWIFT) build -c release --product fixture-server
 	python3 bench/run.py --bin "$$($(SWIFT) build -c release --show-bin-path)" $(BENCH_ARGS)
+
+# Every libFuzzer target under ASan for SECONDS each (Fuzz/run.sh); a crash, leak or
+# timeout leaves its input in .build-fuzz/artifacts/ and fails.
+SECONDS ?= 60
+fuzz: deps
+	Fuzz/run.sh $(SECONDS)
 
 clean:
 	rm -rf .build

@@ -1,9 +1,11 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+// Built and tested on Linux only (Glibc, libcurl, libzip, libpng from the
+// distribution): no platform is claimed that nothing checks. The libc calls
+// that would differ elsewhere are in Sources/AssetCache/Platform/LibC.swift.
 let package = Package(
     name: "AssetCache",
-    platforms: [.macOS(.v13)],
     products: [
         .library(name: "AssetCache", targets: ["AssetCache"]),
         .library(name: "InAppDelivery", targets: ["InAppDelivery"]),
@@ -78,7 +80,7 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-// libFuzzer targets (fuzz/run.sh), only when ASSETCACHE_FUZZ is set: `swift build`
+// libFuzzer targets (Fuzz/run.sh), only when ASSETCACHE_FUZZ is set: `swift build`
 // and `swift test` never see them. Each file exports LLVMFuzzerTestOneInput and
 // has no main of its own (-parse-as-library): libFuzzer's main drives it.
 if Context.environment["ASSETCACHE_FUZZ"] != nil {
@@ -90,4 +92,10 @@ if Context.environment["ASSETCACHE_FUZZ"] != nil {
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]
         ))
     }
+}
+
+// bench/callgrind.sh: a synchronous stand-in for `prefetch plan`, only when
+// ASSETCACHE_BENCH is set.
+if Context.environment["ASSETCACHE_BENCH"] != nil {
+    package.targets.append(.executableTarget(name: "BenchPlan", dependencies: ["AssetCache"], path: "bench/BenchPlan"))
 }

@@ -15,7 +15,8 @@ B  the same manifest again (warm); nginx's Last-Modified is old, so every asset
    has heuristic freshness and B makes no request
 A' B'  the same pair from a server that adds `Cache-Control: no-cache`, so B'
    revalidates every asset (600 conditional GETs, 304s)
-C  `prefetch plan --json` over 1,000 and 10,000 messages reusing the 600 cached assets
+C  `prefetch plan --json` over 1,000 and 10,000 messages reusing the 600 cached assets;
+   `prefetch plan` (text) of the 10,000 beside Python's json.load of the same file
 D  curl --parallel --parallel-max 8, then pngcheck, djpeg, giftext -p, dwebp and
    unzip (bench/baseline.sh)
 E  aria2c -j 8, then the same checks
@@ -334,6 +335,20 @@ class Bench:
                     self.add(f"C{count}", c.seconds)
                 c = measure([self.bin, "plan", manifests["plan-10000"], "--cache-dir", cache], stdout_file=os.devnull)
                 self.add("C10000_text", c.seconds)
+                # The same file through Python's C JSON decoder, interpreter start included:
+                # sys.executable, not a `python3` on PATH that may be a wrapper script (pyenv).
+                py = measure([sys.executable, "-c", "import json,sys; json.load(open(sys.argv[1],'rb'))",
+                              manifests["plan-10000"]], stdout_file=os.devnull)
+                self.add("C10000_python", py.seconds)
+
+    def run_callgrind(self, manifests):
+        """Instruction counts (bench/callgrind.sh), which the machine's load does not move."""
+        cache = os.path.join(self.work, "caches", "session")
+        out = subprocess.run(["bash", os.path.join(BENCH, "callgrind.sh"), os.path.dirname(manifests["plan-10000"]), cache],
+                             capture_output=True, text=True, env=dict(os.environ, PYTHON=sys.executable))
+        if out.returncode != 0:
+            raise SystemExit("bench: callgrind.sh failed: " + out.stderr[-2000:])
+        self.counts = {name: int(value) for name, value in (line.split() for line in out.stdout.splitlines())}
 
     def run_single(self, manifests):
         cache = os.path.join(self.work, "caches", "single")
@@ -429,8 +444,9 @@ def table(bench, rounds):
     row("A' cold run, server sends no-cache", ms(s["A'"]), note=bench.notes.get("A'", ""))
     row("B' warm run, server sends no-cache", ms(s["B'"]), note=bench.notes.get("B'", ""))
     row("C  plan --json, 1,000 messages", ms(s["C1000"]))
-    row("C  plan --json, 10,000 messages", ms(s["C10000"]), "<= 150 ms", s["C10000"] <= 0.150)
-    row("C  plan (text report), 10,000 messages", ms(s["C10000_text"]), "<= 150 ms", s["C10000_text"] <= 0.150)
+    row("C  plan --json, 10,000 messages", ms(s["C10000"]), "<= 120 ms", s["C10000"] <= 0.120)
+    row("C  plan (text report), 10,000 messages", ms(s["C10000_text"]), "<= 120 ms", s["C10000_text"] <= 0.120)
+    row("C  python3 json.load of that file", ms(s["C10000_python"]), note="interpreter start included")
     row("D  curl --parallel-max 8 + image checkers + unzip", ms(s["D"]))
     row("E  aria2c -j 8 + image checkers + unzip", ms(s["E"]))
     row(f"F  ready_ms of the open message, last of {len(bench.assets)}", ms(s["F"]))
@@ -451,6 +467,14 @@ def table(bench, rounds):
     row("C 10,000 / C 1,000", f"{s['C10000'] / s['C1000']:.1f}", "<= 10 (linear)", s["C10000"] / s["C1000"] <= 10,
         f"fixed part (start, cache open) ~{ms(s['C1000'] - per_thousand)}, then {ms(per_thousand)} per 1,000 messages")
     row("F / F alone", f"{s['F'] / s['F_alone']:.2f}", "<= 2", s["F"] / s["F_alone"] <= 2)
+    plan_py = s["C10000_text"] / s["C10000_python"]
+    row("C plan (text) / python json.load", f"{plan_py:.2f}", "<= 0.50", plan_py <= 0.5, "same file, same rounds")
+    row("C plan --json / python json.load", f"{s['C10000'] / s['C10000_python']:.2f}")
+    counts = getattr(bench, "counts", None)
+    if counts:
+        ratio = counts["summary-10000"] / counts["python-10000"]
+        row("C plan (text) / python json.load, instructions", f"{ratio:.2f}", "<= 0.50", ratio <= 0.5,
+            f"callgrind: {counts['summary-10000'] / 1e6:.0f} M / {counts['python-10000'] / 1e6:.0f} M Ir")
     bounds.rows(s, bench.notes, row, mib)
     return render(rows)
 
@@ -508,6 +532,8 @@ def main():
     parser.add_argument("--no-bounds", action="store_true", help="skip I and J (memory over 100,000 assets, slow host)")
     parser.add_argument("--only-bounds", action="store_true", help="run I and J alone and print their rows; BENCHMARKS.md is left alone")
     parser.add_argument("--no-write", action="store_true", help="print the table only; leave BENCHMARKS.md alone")
+    parser.add_argument("--callgrind", action="store_true",
+                        help="also count instructions of the plan and of Python (bench/callgrind.sh; valgrind, ~2 minutes)")
     parser.add_argument("--serve", action="store_true",
                         help="only start nginx and write the manifests (under WORK/manifests), for profiling; stop with SIGTERM")
     args = parser.parse_args()
@@ -550,11 +576,16 @@ def main():
         for _, job in jobs:
             job()
         bench.samples.clear()
+        load_before = os.getloadavg()
         for number in range(args.rounds):
             order = jobs[number % len(jobs):] + jobs[:number % len(jobs)]
             log(f"bench: round {number + 1}/{args.rounds}: " + ", ".join(name for name, _ in order))
             for _, job in order:
                 job()
+        load_after = os.getloadavg()
+        if args.callgrind:
+            log("bench: counting instructions (bench/callgrind.sh)")
+            bench.run_callgrind(manifests)
     finally:
         nginx.stop()
     if not args.no_bounds:
@@ -568,6 +599,8 @@ def main():
         f"medians of {args.rounds} rounds (after one warm-up round), the runs alternating within each round.",
         "",
         f"- machine: {machine()}",
+        f"- load average (1, 5, 15 min): {' '.join(f'{x:.1f}' for x in load_before)} before the rounds, "
+        f"{' '.join(f'{x:.1f}' for x in load_after)} after",
         f"- corpus: {describe(assets)}, {corpus_bytes / 1048576:.0f} MiB over {len(assets)} URLs, "
         f"{distinct(corpus, assets)} distinct contents (bench/corpus.py); nginx on 127.0.0.1",
         "- versions: " + "; ".join(f"{k} {v}" for k, v in info.items()),
@@ -577,7 +610,11 @@ def main():
         ("Missed: " + "; ".join(f"{r[0]} ({r[1]}, target {r[2]})" for r in missed)) if missed else "Every target met.",
         "",
         "Raw samples (seconds; RSS in KiB): " + json.dumps({k: [round(v, 4) for v in vs] for k, vs in bench.samples.items()}),
-    ])
+    ] + ([
+        "",
+        "Instructions (callgrind Ir; BenchPlan is the plan without the command line, bench/callgrind.sh): "
+        + json.dumps(bench.counts),
+    ] if getattr(bench, "counts", None) else []))
     print()
     print(text)
     if not args.no_write:

@@ -4,15 +4,19 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
 import Glibc
+#endif
 
 /// Writes a report for people (a summary and the discards) or for programs (`--json`).
 struct ReportPrinter {
-    var options: CommonOptions
+    var options: ReportOptions
+    var quiet: Bool
     var style = TextStyle.forDescriptor(STDOUT_FILENO)
 
-    init(options: CommonOptions) {
+    init(options: ReportOptions, quiet: Bool) {
         self.options = options
+        self.quiet = quiet
     }
 
     func print(_ report: PrefetchReport) {
@@ -23,7 +27,7 @@ struct ReportPrinter {
             Console.standardOutput.write([0x0A])
             return
         }
-        if options.quiet { return }
+        if quiet { return }
         writeText(report) { Console.standardOutput.write($0.utf8) }
     }
 

@@ -5,7 +5,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
 import Glibc
+#endif
 
 struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -16,6 +18,8 @@ struct Run: AsyncParsableCommand {
     var manifest: String
 
     @OptionGroup var common: CommonOptions
+
+    @OptionGroup var output: ReportOptions
 
     @Option(help: "Transfers at once.")
     var concurrency = 8
@@ -121,7 +125,7 @@ struct Run: AsyncParsableCommand {
             options.budget = budget?.bytes
             options.offline = offline
             options.logger = common.logger
-            let progress = ProgressLine.start(for: common)
+            let progress = ProgressLine.start(quiet: common.quiet, json: output.json)
             options.progress = progress?.callback
             if manifest == nil {
                 manifest = try await source.fetch(
@@ -131,7 +135,7 @@ struct Run: AsyncParsableCommand {
             let interruption = RunInterruption(stopping: prefetcher, maxRunTime: maxRunTime > 0 ? maxRunTime : nil)
             let report = try await prefetcher.run(manifest!)
             progress?.finish()
-            ReportPrinter(options: common).print(report)
+            ReportPrinter(options: output, quiet: common.quiet).print(report)
             throw ExitCode(interruption.exitStatus ?? Self.exitStatus(for: report))
         } catch let failure as CommandFailure {
             throw failure.report()

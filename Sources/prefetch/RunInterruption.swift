@@ -5,7 +5,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
 import Glibc
+#endif
 import Synchronization
 
 /// SIGINT, SIGTERM and `--max-run-time` end a run the same way: the prefetcher is
