@@ -9,6 +9,9 @@ public struct PrefetchReport: Sendable, Encodable {
     public var assets: [AssetRecord]
     /// The eviction pass that ended the run, if one ran.
     public var garbageCollection: GarbageCollection?
+    /// Connections opened for the assets' requests; fewer than requests when
+    /// keep-alive or HTTP/2 let them share.
+    public var connections = 0
 
     /// Verdicts for every message, in manifest order, from what the run found.
     init(manifest: Manifest, plan: AssetPlan, records: [AssetURL: AssetRecord], now: Double, cacheDirectory: String, durationMs: Int) {
@@ -36,15 +39,17 @@ public struct PrefetchReport: Sendable, Encodable {
             deferred: messages.count { $0.verdict.status == .deferred },
             expired: messages.count { $0.verdict.status == .expired },
             assets: assets.count,
-            downloadedBytes: assets.reduce(0) { $0 + $1.transferredBytes })
+            downloadedBytes: assets.reduce(0) { $0 + $1.transferredBytes },
+            connections: connections)
     }
 
     public struct Totals: Sendable, Encodable, Equatable {
         public var messages, ready, discarded, deferred, expired, assets: Int
         public var downloadedBytes: Int64
+        public var connections: Int
 
         enum CodingKeys: String, CodingKey {
-            case messages, ready, discarded, deferred, expired, assets
+            case messages, ready, discarded, deferred, expired, assets, connections
             case downloadedBytes = "downloaded_bytes"
         }
     }

@@ -98,6 +98,7 @@ public final class Prefetcher: Sendable {
         var report = PrefetchReport(
             manifest: manifest, plan: plan, records: records, now: now, cacheDirectory: store.root,
             durationMs: pipeline.elapsedMs())
+        report.connections = engine?.connectionsOpened ?? 0
         report.garbageCollection = try remember(report, plan: plan)
         return report
     }

@@ -11,6 +11,7 @@ import Synchronization
 package final class TransferEngine: Sendable {
     private let inbox: TransferInbox
     private let nextID = Atomic<UInt64>(0)
+    private let connections = ConnectionTally()
 
     package init(limits: TransferLimits = .init()) throws {
         try CurlGlobal.initialize()
@@ -22,8 +23,8 @@ package final class TransferEngine: Sendable {
         let multi = MultiHandle(raw: raw)
         let inbox = TransferInbox(multi: multi)
         self.inbox = inbox
-        let thread = Thread {
-            TransferLoop(multi: multi, inbox: inbox, limits: limits).run()
+        let thread = Thread { [connections] in
+            TransferLoop(multi: multi, inbox: inbox, limits: limits, connections: connections).run()
         }
         thread.name = "AssetCache.TransferEngine"
         thread.start()
@@ -50,6 +51,9 @@ package final class TransferEngine: Sendable {
             _ = inbox.post(.cancel(ticket.id))
         }
     }
+
+    /// Connections opened so far for this engine's requests, retries included.
+    package var connectionsOpened: Int { connections.total }
 
     /// Ends every fetch in flight, queued or waiting to retry, promptly: each
     /// completes with a `.network` failure whose message ends with `reason`
