@@ -8,6 +8,12 @@ final class RunInterruption: @unchecked Sendable {
     private var sources: [DispatchSourceSignal] = []
     private let lock = NSLock()
     private var caught: Int32?
+    private var timedOut = false
+
+    /// Whether a signal or `--max-run-time` ended the run before it was done.
+    var stoppedEarly: Bool {
+        lock.withLock { caught != nil || timedOut }
+    }
 
     /// 130 or 143 once a signal stopped the run.
     var exitStatus: Int32? {
@@ -28,7 +34,8 @@ final class RunInterruption: @unchecked Sendable {
             sources.append(source)
         }
         if let maxRunTime {
-            DispatchQueue.global().asyncAfter(deadline: .now() + maxRunTime) {
+            DispatchQueue.global().asyncAfter(deadline: .now() + maxRunTime) { [self] in
+                lock.withLock { timedOut = true }
                 prefetcher.stop(reason: "the run reached --max-run-time \(Self.format(maxRunTime)) s")
             }
         }
