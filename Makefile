@@ -1,9 +1,9 @@
-# Two commands for a fresh machine: `make demo` and `make test`; `make bench` for speed.
+# Two commands for a fresh machine: `make demo` and `make test`; `make bench` for speed, `make fleet` for many devices.
 SWIFT ?= swift
 SYSTEM_PACKAGES = libcurl4-openssl-dev libzip-dev libpng-dev pkg-config
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps test-deps build test demo fixtures bench docs man completions clean
+.PHONY: deps test-deps build test demo fixtures bench fleet docs man completions clean
 
 # Installs the C libraries only when pkg-config cannot find them.
 deps:
@@ -70,6 +70,20 @@ bench: deps
 	$(SWIFT) build -c release --product prefetch
 	$(SWIFT) build -c release --product fixture-server
 	python3 bench/run.py --bin "$$($(SWIFT) build -c release --show-bin-path)" $(BENCH_ARGS)
+
+# N devices (FLEET_DEVICES, 8) behind an nginx caching proxy, an nginx origin and a
+# prometheus-node-exporter reading their --metrics-file output, all on loopback
+# (scripts/fleet.sh); installs nginx, prometheus-node-exporter and curl when missing.
+FLEET_TOOLS = nginx prometheus-node-exporter curl python3
+FLEET_PACKAGES = nginx prometheus-node-exporter curl python3
+fleet: deps
+	@PATH="$$PATH:/usr/sbin"; for tool in $(FLEET_TOOLS); do command -v $$tool >/dev/null 2>&1 || missing=1; done; \
+	if [ -n "$$missing" ]; then \
+		echo "Installing $(FLEET_PACKAGES) with apt-get"; \
+		$(SUDO) apt-get update && $(SUDO) apt-get install -y --no-install-recommends $(FLEET_PACKAGES); \
+	fi
+	$(SWIFT) build --product prefetch
+	scripts/fleet.sh "$$($(SWIFT) build --show-bin-path)"
 
 clean:
 	rm -rf .build
