@@ -65,10 +65,11 @@ final class MetricsFile {
         [RunMetrics.downloadedBytes, RunMetrics.attempts, RunMetrics.connections].map { PreviousMetrics.Series(name: $0, labels: [:]) }
             + results.map { PreviousMetrics.Series(name: runs, labels: ["result": $0]) })
 
-    /// A path whose file cannot be written is a usage error before the run, not a surprise after it.
+    /// A directory that is not there is a usage error before the run, not a
+    /// warning after it.
     static func check(_ path: String) throws {
         var info = stat()
-        let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
         guard stat(directory.isEmpty ? "/" : directory, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
             throw ValidationError("--metrics-file '\(path)': its directory does not exist; create it (node_exporter's --collector.textfile.directory) first")
         }

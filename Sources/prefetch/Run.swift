@@ -96,7 +96,8 @@ struct Run: AsyncParsableCommand {
         do {
             try await prefetch(metrics: metrics)
         } catch {
-            metrics?.write(exitStatus: Prefetch.exitCode(for: error).rawValue, logger: common.logger)
+            let code = Prefetch.exitCode(for: error)
+            metrics?.write(exitStatus: code == .validationFailure ? ExitStatus.usage : code.rawValue, logger: common.logger)
             throw error
         }
     }
