@@ -30,10 +30,15 @@ let package = Package(
         .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
         // Owns libpng's setjmp/longjmp error handling, which Swift cannot express.
         .target(name: "CPNG", linkerSettings: [.linkedLibrary("png16")]),
+        // The same for libjpeg; giflib and libwebp are plain C APIs, called from Swift.
+        .target(name: "CJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
+        // No pkg-config name: giflib ships a .pc file only in some distributions.
+        .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"])]),
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
         .target(
             name: "AssetCache",
             dependencies: [
-                "CCurl", "CZip", "CPNG",
+                "CCurl", "CZip", "CPNG", "CJPEG", "CGIF", "CWebP",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),

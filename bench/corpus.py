@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the benchmark corpus: a session of 500 in-app messages and their assets.
+"""Writes the benchmark corpus: a session of 600 in-app messages and their assets.
 
     python3 bench/corpus.py --out DIR [--big]
 
@@ -10,11 +10,13 @@ so the same Python and zlib give the same files. Under DIR:
                           0, 2, 3, 4, 6 at 8 bits and 2 at 16 bits, every row filtered
     www/zip/NNN.zip       100 HTML ZIP bundles of 5-40 files (HTML, CSS, JS deflated,
                           PNG images stored)
+    www/jpeg, gif, webp/  100 JPEG, GIF and WebP URLs (bench/corpus_images.py)
     www/big/big.zip       with --big only: 1 GiB ZIP of stored data (8 x 128 MiB)
     assets.json           the URL paths in manifest order, with kind and size
 
-10% of the URLs share bytes with another URL (40 PNGs, 10 ZIPs are copies), so
-the content-addressed cache stores 450 objects for 500 URLs. The last asset is
+10% of the URLs share bytes with another URL (40 PNGs, 10 ZIPs and 10 of the
+other images are copies), so the content-addressed cache stores 540 objects for
+600 URLs. The last asset is
 the session-start message's: a 1 MiB RGBA PNG. Every file's mtime is set to
 2025-01-01, so nginx's Last-Modified is old and a cache may give it heuristic
 freshness. Manifests are written by bench/run.py, which knows the server's port.
@@ -30,8 +32,11 @@ import sys
 import zipfile
 import zlib
 
+sys.dont_write_bytecode = True  # no __pycache__ in bench/
+import corpus_images  # noqa: E402
+
 SEED = 20260601
-VERSION = "corpus-v1"  # bump when the output changes, so old corpora are rebuilt
+VERSION = "corpus-v2"  # bump when the output changes, so old corpora are rebuilt
 MTIME = 1735689600  # 2025-01-01T00:00:00Z
 
 PNG_COUNT = 400
@@ -190,7 +195,8 @@ def generate(out):
             os.utime(path, (MTIME, MTIME))
         zips.append(path)
         assets.append({"path": f"zip/{i:03d}.zip", "kind": "archive", "bytes": os.path.getsize(path)})
-    # Manifest order: the session-start PNG last of all 500.
+    assets += corpus_images.generate(www, write)
+    # Manifest order: the session-start PNG last of all.
     opener = assets.pop(PNG_COUNT - 1)
     rng.shuffle(assets)
     assets.append(opener)
@@ -204,13 +210,14 @@ def main():
     args = parser.parse_args()
     out = os.path.abspath(args.out)
     index = os.path.join(out, "assets.json")
-    stamp = f"{VERSION} python {sys.version_info[0]}.{sys.version_info[1]} zlib {zlib.ZLIB_VERSION}"
+    stamp = (f"{VERSION} python {sys.version_info[0]}.{sys.version_info[1]} zlib {zlib.ZLIB_VERSION} "
+             + corpus_images.tool_versions())
     current = None
     if os.path.exists(index):
         with open(index) as f:
             current = json.load(f).get("stamp")
     if current != stamp:
-        print(f"corpus: generating 500 assets into {out}/www (seed {SEED})", file=sys.stderr)
+        print(f"corpus: generating 600 assets into {out}/www (seed {SEED})", file=sys.stderr)
         assets = generate(out)
         with open(index, "w") as f:
             json.dump({"stamp": stamp, "assets": assets}, f, indent=1)

@@ -10,15 +10,16 @@ in an order that rotates from round to round, prints one table of medians and
 writes it into BENCHMARKS.md between the bench:begin/end markers (the notes
 around them are kept).
 
-A  cold `prefetch run` of the 500-message session into an empty cache
+A  cold `prefetch run` of the 600-message session into an empty cache
 B  the same manifest again (warm); nginx's Last-Modified is old, so every asset
    has heuristic freshness and B makes no request
 A' B'  the same pair from a server that adds `Cache-Control: no-cache`, so B'
-   revalidates every asset (500 conditional GETs, 304s)
-C  `prefetch plan --json` over 1,000 and 10,000 messages reusing the 500 cached assets
-D  curl --parallel --parallel-max 8, then pngcheck and unzip (bench/baseline.sh)
+   revalidates every asset (600 conditional GETs, 304s)
+C  `prefetch plan --json` over 1,000 and 10,000 messages reusing the 600 cached assets
+D  curl --parallel --parallel-max 8, then pngcheck, djpeg, giftext -p, dwebp and
+   unzip (bench/baseline.sh)
 E  aria2c -j 8, then the same checks
-F  ready_ms of the session-start message, whose asset is the last of the 500,
+F  ready_ms of the session-start message, whose asset is the last of the 600,
    against ready_ms of a cold run of that message alone
 G  peak RSS (wait4 ru_maxrss) of A, and of a run whose only asset is a 1 GiB ZIP
    of stored data
@@ -28,6 +29,8 @@ T  a cold run of the session over HTTPS/1.1 and over HTTPS/2 (nginx `http2`, a
 H  `prefetch run --limit-rate 200K` of 2 MiB in 8 assets from fixture-server: body
    bytes over the time from the first request's arrival to the last response's
    end, both from the server's --log, against the limit for the whole run
+I J  peak RSS over 10,000 and 100,000 assets, and a slow host's hold on a run:
+   run once, after the rounds (bench/bounds.py)
 """
 
 import argparse
@@ -43,6 +46,7 @@ import subprocess
 import sys
 import time
 
+import bounds
 import tls
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -56,11 +60,12 @@ def log(text):
 
 
 class Result:
-    def __init__(self, seconds, rss_kib, status, stdout):
+    def __init__(self, seconds, rss_kib, status, stdout, cpu_seconds=0.0):
         self.seconds = seconds
         self.rss_kib = rss_kib
         self.status = status
         self.stdout = stdout
+        self.cpu_seconds = cpu_seconds
 
 
 def measure(argv, stdout_file=None, env=None):
@@ -82,7 +87,7 @@ def measure(argv, stdout_file=None, env=None):
         out.close()
     if err.strip():
         log(err.decode(errors="replace").strip()[:2000])
-    return Result(seconds, usage.ru_maxrss, child.returncode, captured)
+    return Result(seconds, usage.ru_maxrss, child.returncode, captured, usage.ru_utime + usage.ru_stime)
 
 
 def free_port():
@@ -116,7 +121,7 @@ error_log {self.prefix}/logs/error.log warn;
 events {{ worker_connections 512; }}
 http {{
     access_log off;
-    types {{ image/png png; application/zip zip; application/json json; }}
+    types {{ image/png png; image/jpeg jpg; image/gif gif; image/webp webp; application/zip zip; application/json json; }}
     default_type application/octet-stream;
     sendfile on;
     tcp_nopush on;
@@ -248,7 +253,7 @@ def write_inputs(work, assets, nginx):
     paths = {
         "session": write_json(f"{m}/session.json", session(nginx.url())),
         "session-no-cache": write_json(f"{m}/session-no-cache.json", session(nginx.url(no_cache=True))),
-        "single": write_json(f"{m}/single.json", {"triggers": [message("m499", assets[last], nginx.url(), urgent=True, index=last)]}),
+        "single": write_json(f"{m}/single.json", {"triggers": [message(opener_id(assets), assets[last], nginx.url(), urgent=True, index=last)]}),
         "plan-1000": write_json(f"{m}/plan-1000.json", plan(1000)),
         "plan-10000": write_json(f"{m}/plan-10000.json", plan(10000)),
         "big": write_json(f"{m}/big.json", {"triggers": [message("big", {"path": "big/big.zip", "kind": "archive"}, nginx.url())]}),
@@ -261,18 +266,26 @@ def write_inputs(work, assets, nginx):
     with open(f"{lists}/aria2.txt", "w") as f:
         for a in assets:
             f.write(f'{nginx.url()}/{a["path"]}\n  out={a["path"]}\n')
-    with open(f"{lists}/pngs.txt", "w") as f:
-        f.writelines(a["path"] + "\n" for a in assets if a["kind"] == "image")
+    # One list per image format, for the checker of that format.
+    for name, suffix in (("pngs", ".png"), ("jpegs", ".jpg"), ("gifs", ".gif"), ("webps", ".webp")):
+        with open(f"{lists}/{name}.txt", "w") as f:
+            f.writelines(a["path"] + "\n" for a in assets if a["path"].endswith(suffix))
     with open(f"{lists}/zips.txt", "w") as f:
         f.writelines(a["path"] + "\n" for a in assets if a["kind"] == "archive")
     return paths, lists
+
+
+def opener_id(assets):
+    """The session-start message: the last one."""
+    return f"m{len(assets) - 1:03d}"
 
 
 # --- the runs -----------------------------------------------------------------
 
 
 class Bench:
-    def __init__(self, args):
+    def __init__(self, args, assets):
+        self.assets = assets
         self.bin = os.path.join(os.path.abspath(args.bin), "prefetch")
         self.work = os.path.abspath(args.work)
         self.samples = {}
@@ -306,15 +319,15 @@ class Bench:
         tag = "'" if no_cache else ""
         cache = os.path.join(self.work, "caches", "no-cache" if no_cache else "session")
         manifest = manifests["session-no-cache" if no_cache else "session"]
-        a, report = self.prefetch(["run", manifest], cache, fresh=True, expect_ready=500)
+        a, report = self.prefetch(["run", manifest], cache, fresh=True, expect_ready=len(self.assets))
         self.add("A" + tag, a.seconds)
         self.notes["A" + tag] = self.outcomes(report)
         if not no_cache:
             self.add("G_A", a.rss_kib)
-            opener = next(m for m in report["messages"] if m["id"] == "m499")
+            opener = next(m for m in report["messages"] if m["id"] == opener_id(self.assets))
             self.add("F", opener["ready_ms"] / 1000)
             self.notes["A objects"] = len(os.listdir(os.path.join(cache, "refs")))
-        b, report = self.prefetch(["run", manifest], cache, expect_ready=500)
+        b, report = self.prefetch(["run", manifest], cache, expect_ready=len(self.assets))
         self.add("B" + tag, b.seconds)
         self.notes["B" + tag] = self.outcomes(report)
         if not no_cache:
@@ -366,16 +379,20 @@ def versions(binary):
             return text[0].strip() if text else "?"
         except OSError:
             return "?"
-    libs = first_line(["pkg-config", "--modversion", "libcurl", "libpng", "libzip"])
-    mods = subprocess.run(["pkg-config", "--modversion", "libcurl", "libpng", "libzip"], capture_output=True, text=True).stdout.split()
+    names = ["libcurl", "libpng", "libzip", "libjpeg", "libgif", "libwebp"]
+    libs = first_line(["pkg-config", "--modversion"] + names)
+    mods = subprocess.run(["pkg-config", "--modversion"] + names, capture_output=True, text=True).stdout.split()
     return {
         "prefetch": first_line([binary, "--version"]),
         "swift": first_line(["swift", "--version"]),
-        "libcurl / libpng / libzip": " / ".join(mods) if mods else libs,
+        " / ".join(names): " / ".join(mods) if mods else libs,
         "nginx": first_line([shutil.which("nginx") or "/usr/sbin/nginx", "-v"]),
         "curl": first_line(["curl", "--version"]).split(" (")[0],
         "aria2c": first_line(["aria2c", "--version"]),
         "pngcheck": first_line(["pngcheck", "-h"]).rstrip(","),
+        "djpeg": first_line(["djpeg", "-version"]).split(" (")[0],
+        "dwebp": first_line(["dwebp", "-version"]),
+        "giftext": first_line(["giftext", "-h"]).split(",")[0],
         "unzip": first_line(["unzip", "-v"]).split(", by")[0],
         "python (corpus)": platform.python_version(),
     }
@@ -393,26 +410,34 @@ def machine():
     return f"{os.cpu_count()} cores ({model}), {mem_kib / 1024 / 1024:.0f} GiB, Linux {platform.release()}"
 
 
-def table(bench, rounds):
-    s = {k: median(v) for k, v in bench.samples.items()}
-    ms = lambda x: f"{x * 1000:.0f} ms"
-    mib = lambda k: f"{k / 1024:.1f} MiB"
-    rows = []
+def mib(kib):
+    return f"{kib / 1024:.1f} MiB"
 
+
+def row_adder(rows):
+    """A function that appends one row (name, value, target, verdict, note) to `rows`."""
     def row(name, value, target="", ok=None, note=""):
         verdict = "" if ok is None else ("met" if ok else "MISSED")
         rows.append((name, value, target, verdict, note))
+    return row
 
-    row("A  cold prefetch run, 500 messages", ms(s["A"]), note=bench.notes.get("A", ""))
+
+def table(bench, rounds):
+    s = {k: median(v) for k, v in bench.samples.items()}
+    ms = lambda x: f"{x * 1000:.0f} ms"
+    rows = []
+    row = row_adder(rows)
+
+    row(f"A  cold prefetch run, {len(bench.assets)} messages", ms(s["A"]), note=bench.notes.get("A", ""))
     row("B  warm run, same manifest", ms(s["B"]), note=bench.notes.get("B", ""))
     row("A' cold run, server sends no-cache", ms(s["A'"]), note=bench.notes.get("A'", ""))
     row("B' warm run, server sends no-cache", ms(s["B'"]), note=bench.notes.get("B'", ""))
     row("C  plan --json, 1,000 messages", ms(s["C1000"]))
     row("C  plan --json, 10,000 messages", ms(s["C10000"]), "<= 150 ms", s["C10000"] <= 0.150)
     row("C  plan (text report), 10,000 messages", ms(s["C10000_text"]), "<= 150 ms", s["C10000_text"] <= 0.150)
-    row("D  curl --parallel-max 8 + pngcheck + unzip", ms(s["D"]))
-    row("E  aria2c -j 8 + pngcheck + unzip", ms(s["E"]))
-    row("F  ready_ms of the open message, last of 500", ms(s["F"]))
+    row("D  curl --parallel-max 8 + image checkers + unzip", ms(s["D"]))
+    row("E  aria2c -j 8 + image checkers + unzip", ms(s["E"]))
+    row(f"F  ready_ms of the open message, last of {len(bench.assets)}", ms(s["F"]))
     row("F  ready_ms of that message alone", ms(s["F_alone"]), note=f"wall {ms(s['F_alone_wall'])}")
     row("G  peak RSS of A", mib(s["G_A"]), "<= 64 MiB", s["G_A"] <= 64 * 1024)
     if "G_big" in s:
@@ -431,7 +456,12 @@ def table(bench, rounds):
         f"fixed part (start, cache open) ~{ms(s['C1000'] - per_thousand)}, then {ms(per_thousand)} per 1,000 messages")
     tls.rows(s, row)
     row("F / F alone", f"{s['F'] / s['F_alone']:.2f}", "<= 2", s["F"] / s["F_alone"] <= 2)
+    bounds.rows(s, bench.notes, row, mib)
+    return render(rows)
 
+
+def render(rows):
+    """The rows as a Markdown table, and those that missed their target."""
     widths = [max(len(r[i]) for r in rows + [("measurement", "median", "target", "", "")]) for i in range(4)]
     header = ("measurement", "median", "target", "")
     lines = ["| " + " | ".join(h.ljust(w) for h, w in zip(header, widths)) + " | notes |",
@@ -441,20 +471,37 @@ def table(bench, rounds):
     return "\n".join(lines), [r for r in rows if r[3] == "MISSED"]
 
 
-def write_benchmarks(text):
+def write_benchmarks(text, begin=BEGIN, end=END):
     path = os.path.join(TOP, "BENCHMARKS.md")
     before, after = "# Benchmarks\n\n", ""
     if os.path.exists(path):
         with open(path) as f:
             current = f.read()
-        if BEGIN in current and END in current:
-            before = current.split(BEGIN)[0]
-            after = current.split(END, 1)[1]
+        if begin in current and end in current:
+            before = current.split(begin)[0]
+            after = current.split(end, 1)[1]
         else:
             before = current + "\n"
     with open(path, "w") as f:
-        f.write(before + BEGIN + "\n" + text + "\n" + END + after)
+        f.write(before + begin + "\n" + text + "\n" + end + after)
     return path
+
+
+def describe(assets):
+    """"600 messages: 400 PNGs, 60 JPEGs, ..." from the corpus itself."""
+    counts = {}
+    for a in assets:
+        kind = "HTML ZIP bundles" if a["kind"] == "archive" else a["path"].rsplit(".", 1)[1].upper().replace("JPG", "JPEG") + "s"
+        counts[kind] = counts.get(kind, 0) + 1
+    return f"{len(assets)} messages: " + ", ".join(f"{n} {k}" for k, n in counts.items())
+
+
+def distinct(corpus, assets):
+    contents = set()
+    for a in assets:
+        with open(os.path.join(corpus, "www", a["path"]), "rb") as f:
+            contents.add(hash(f.read()))
+    return len(contents)
 
 
 def main():
@@ -463,6 +510,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=int(os.environ.get("BENCH_ROUNDS", "5")))
     parser.add_argument("--work", default=os.path.join(TOP, ".build-bench"))
     parser.add_argument("--no-big", action="store_true", help="skip the 1 GiB run of G")
+    parser.add_argument("--no-bounds", action="store_true", help="skip I and J (memory over 100,000 assets, slow host)")
+    parser.add_argument("--only-bounds", action="store_true", help="run I and J alone and print their rows; BENCHMARKS.md is left alone")
     parser.add_argument("--no-write", action="store_true", help="print the table only; leave BENCHMARKS.md alone")
     parser.add_argument("--serve", action="store_true",
                         help="only start nginx and write the manifests (under WORK/manifests), for profiling; stop with SIGTERM")
@@ -470,12 +519,21 @@ def main():
     # SIGTERM ends the run like Ctrl-C: through the finally that stops nginx.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     os.makedirs(args.work, exist_ok=True)
+    if args.only_bounds:
+        bench = Bench(args)
+        bounds.run(bench, Nginx, log)
+        rows = []
+        bounds.rows({k: median(v) for k, v in bench.samples.items()}, bench.notes, row_adder(rows), mib)
+        rendered, missed = render(rows)
+        print(rendered)
+        print(("Missed: " + "; ".join(r[0] for r in missed)) if missed else "Every target met.")
+        return
     corpus = os.path.join(args.work, "corpus")
     subprocess.run([sys.executable, os.path.join(BENCH, "corpus.py"), "--out", corpus] + ([] if args.no_big else ["--big"]), check=True)
     with open(os.path.join(corpus, "assets.json")) as f:
         assets = json.load(f)["assets"]
 
-    bench = Bench(args)
+    bench = Bench(args, assets)
     https = tls.TLSServers(bench.work, free_port)
     www = os.path.join(corpus, "www")
     nginx = Nginx(bench.work, www, extra_servers=https.config(www), extra_ports=https.ports.values())
@@ -508,6 +566,8 @@ def main():
                 job()
     finally:
         nginx.stop()
+    if not args.no_bounds:
+        bounds.run(bench, Nginx, log)
 
     rendered, missed = table(bench, args.rounds)
     info = versions(bench.bin)
@@ -517,8 +577,8 @@ def main():
         f"medians of {args.rounds} rounds (after one warm-up round), the runs alternating within each round.",
         "",
         f"- machine: {machine()}",
-        f"- corpus: 500 messages, 400 PNGs and 100 HTML ZIP bundles, {corpus_bytes / 1048576:.0f} MiB over 500 URLs, "
-        f"450 distinct contents (bench/corpus.py); nginx on 127.0.0.1",
+        f"- corpus: {describe(assets)}, {corpus_bytes / 1048576:.0f} MiB over {len(assets)} URLs, "
+        f"{distinct(corpus, assets)} distinct contents (bench/corpus.py); nginx on 127.0.0.1",
         "- versions: " + "; ".join(f"{k} {v}" for k, v in info.items()),
         "",
         rendered,

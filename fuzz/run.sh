@@ -6,6 +6,10 @@
 #   fuzz/run.sh                 every target, 60 s each
 #   fuzz/run.sh 10 FuzzImage    one target, 10 s
 #
+# FuzzPNG, FuzzJPEG, FuzzGIF and FuzzWebP are FuzzImage with every input given
+# that format's signature ($ASSETCACHE_FUZZ_FORMAT), each with its own corpus and
+# that format's fixtures as seeds: all of a run's time goes to one decoder.
+#
 # Environment: FUZZ_JOBS (parallel workers per target, default 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +17,7 @@ cd "$(dirname "$0")/.."
 SECONDS_EACH=${1:-60}
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(FuzzManifest FuzzArchive FuzzImage)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(FuzzManifest FuzzArchive FuzzImage FuzzJPEG FuzzGIF FuzzWebP)
 SCRATCH=.build-fuzz
 
 # Not `--sanitize fuzzer --sanitize address`: SwiftPM passes swiftc two -sanitize=
@@ -22,8 +26,22 @@ SCRATCH=.build-fuzz
 # for Swift; clang adds up its -fsanitize flags, so C gets ASan through -Xcc.
 BUILD=(--sanitize fuzzer -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=address --scratch-path "$SCRATCH")
 export ASSETCACHE_FUZZ=1
+product() {
+    case "$1" in
+        FuzzPNG | FuzzJPEG | FuzzGIF | FuzzWebP) echo FuzzImage ;;
+        *) echo "$1" ;;
+    esac
+}
+format() {
+    case "$1" in
+        FuzzPNG) echo png ;;
+        FuzzJPEG) echo jpeg ;;
+        FuzzGIF) echo gif ;;
+        FuzzWebP) echo webp ;;
+    esac
+}
 for target in "${TARGETS[@]}"; do
-    swift build "${BUILD[@]}" --product "$target"
+    swift build "${BUILD[@]}" --product "$(product "$target")"
 done
 BIN=$(swift build "${BUILD[@]}" --show-bin-path)
 
@@ -32,6 +50,18 @@ seeds() {
         FuzzManifest) echo fuzz/seeds/manifest fixtures/manifests ;;
         FuzzArchive) echo fixtures/assets/html fixtures/hostile/zip ;;
         FuzzImage) echo fixtures/assets/img fixtures/hostile/img ;;
+        *)
+            # libFuzzer takes folders: one of this format's fixtures only.
+            local folder="$SCRATCH/seeds/$1" extension
+            extension=$(format "$1")
+            [ "$extension" = jpeg ] && extension=jpg
+            rm -rf "$folder"
+            mkdir -p "$folder"
+            cp fixtures/assets/img/*."$extension" fixtures/hostile/img/*."$extension" "$folder"/
+            # The large bombs are refused at their first frames; 64 KiB of them is plenty.
+            find "$folder" -size +64k -delete
+            echo "$folder"
+            ;;
     esac
 }
 
@@ -56,7 +86,7 @@ for target in "${TARGETS[@]}"; do
     log="$SCRATCH/$target.log"
     set +e
     # shellcheck disable=SC2046  # seed folders are plain words
-    "$BIN/$target" "${options[@]}" "$corpus" $(seeds "$target") >"$log" 2>&1
+    ASSETCACHE_FUZZ_FORMAT=$(format "$target") "$BIN/$(product "$target")" "${options[@]}" "$corpus" $(seeds "$target") >"$log" 2>&1
     code=$?
     set -e
     grep -E "^(#[0-9]+[[:space:]]+(INITED|DONE)|==[0-9]+==|SUMMARY|Done [0-9]+ runs|stat::number_of_executed_units|stat::peak_rss_mb)" "$log" || true

@@ -26,5 +26,5 @@ status=0
 "$bin/prefetch" run "$work/demo.json" --cache-dir "$work/cache" --verbose || status=$?
 echo
 echo "prefetch exited $status (1: some messages were discarded, as demo.json intends)"
-echo "The same report as JSON: prefetch run MANIFEST --json (DESIGN §6)"
+echo "The same report as JSON: prefetch run MANIFEST --json (docs/report.md)"
 [ "$status" -le 1 ]

@@ -1,5 +1,5 @@
 /// Why one asset has no usable copy. The raw values are the `error.kind` strings of
-/// the JSON report (DESIGN §5) and are part of the user-facing contract.
+/// the JSON report (docs/report.md) and are part of the user-facing contract.
 public enum AssetErrorKind: String, Sendable, Codable, CaseIterable {
     case httpStatus = "http_status"
     case timeout
@@ -30,9 +30,11 @@ public struct AssetFailure: Error, Sendable, Equatable, CustomStringConvertible 
     public var kind: AssetErrorKind
     public var message: String
 
+    /// A password in a URL the message names (libcurl's too) is replaced by `***`
+    /// here, so that no report or log line built from a failure carries it.
     public init(_ kind: AssetErrorKind, _ message: String) {
         self.kind = kind
-        self.message = message
+        self.message = Redaction.redactingPasswords(in: message)
     }
 
     public var description: String { "\(kind.rawValue): \(message)" }

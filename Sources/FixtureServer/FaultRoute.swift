@@ -11,6 +11,10 @@ struct FaultRoute: Equatable {
     var cacheControl: String?
     var expires: String?
     var retryAfter: String?
+    /// Sent instead of the file's own validators, verbatim: a hostile server's
+    /// control characters included.
+    var etag: String?
+    var lastModified: String?
     var redirect: String?
     var redirectLoop = false
     var chunked = false
@@ -39,6 +43,8 @@ struct FaultRoute: Equatable {
         case "cache_control": cacheControl = value
         case "expires": expires = value
         case "retry_after": retryAfter = value
+        case "etag": etag = value
+        case "last_modified": lastModified = value
         case "redirect": redirect = value
         case "redirect_loop": redirectLoop = flag(name, value)
         case "chunked": chunked = flag(name, value)
@@ -87,6 +93,8 @@ struct FaultRoute: Equatable {
         if let cacheControl { headers.append(("Cache-Control", cacheControl)) }
         if let expires { headers.append(("Expires", expires)) }
         if let retryAfter { headers.append(("Retry-After", retryAfter)) }
+        if let etag { headers.append(("ETag", etag)) }
+        if let lastModified { headers.append(("Last-Modified", lastModified)) }
         return headers
     }
 

@@ -37,7 +37,8 @@ public enum FixtureServerError: Error, Equatable, CustomStringConvertible {
 /// Faults are query parameters of any URL (so each fault URL is its own URL)
 /// and combine: `status=N`, `delay_ms=N`, `truncate=N`, `reset=1`,
 /// `fail_first=N` (`fail_status=S`, default 503), `cache_control=V`,
-/// `expires=V`, `retry_after=V`, `redirect=URL`, `redirect_loop=1`,
+/// `expires=V`, `retry_after=V`, `etag=V`, `last_modified=V` (verbatim, control
+/// characters included), `redirect=URL`, `redirect_loop=1`,
 /// `chunked=1`, `endless=1`, `stall_after=N`, `rate=BYTES_PER_SEC`.
 /// A malformed value of one of these is answered with 400.
 public final class FixtureServer: Sendable {
@@ -97,7 +98,9 @@ public final class FixtureServer: Sendable {
                     if let sslContext {
                         try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
                     }
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                    // No outbound header validation: `etag=` and `last_modified=`
+                    // send a hostile server's CR or NUL on purpose.
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withOutboundHeaderValidation: false)
                     try channel.pipeline.syncOperations.addHandler(HTTPHandler(root: folder, log: log, encrypted: sslContext != nil))
                 }
             }

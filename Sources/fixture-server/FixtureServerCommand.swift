@@ -1,6 +1,11 @@
 import ArgumentParser
 import FixtureServer
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
 
 @main
 struct FixtureServerCommand: AsyncParsableCommand {
@@ -10,8 +15,8 @@ struct FixtureServerCommand: AsyncParsableCommand {
         discussion: """
             Prints its base URL as one line on stdout, then serves until SIGINT or SIGTERM.
             Fault query parameters: status, delay_ms, truncate, reset, fail_first, fail_status, \
-            cache_control, expires, retry_after, redirect, redirect_loop, chunked, endless, \
-            stall_after, rate.
+            cache_control, expires, retry_after, etag, last_modified, redirect, redirect_loop, \
+            chunked, endless, stall_after, rate.
             """)
 
     @Option(help: "The folder to serve.")
@@ -25,7 +30,7 @@ struct FixtureServerCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp(
         "Append one JSON line per completed request to this file.",
-        discussion: "Each line: method, target, status, body_bytes, headers (every request header), started and ended (seconds since 1970: the head's arrival, the last byte handed to the socket)."))
+        discussion: "Each line, keys in this order: method, target, status, body_bytes, started and ended (seconds since 1970: the head's arrival, the last byte handed to the socket), range, if-none-match, if-modified-since and if-range (when the request had them), headers (every request header)."))
     var log: String?
 
     @Option(help: ArgumentHelp("Serve HTTPS with this PEM certificate chain (the server's certificate first); needs --tls-key.", valueName: "file"))
@@ -64,17 +69,23 @@ struct FixtureServerCommand: AsyncParsableCommand {
         } catch let error as FixtureServerError {
             throw Self.fail(error.description)
         }
-        FileHandle.standardOutput.write(Data((server.baseURL + "\n").utf8))
+        Self.write(server.baseURL + "\n", to: STDOUT_FILENO)
         await Termination.signal()
         try await server.stop()
     }
 
     private static func fail(_ message: String) -> ExitCode {
-        FileHandle.standardError.write(Data("fixture-server: error: \(message)\n".utf8))
+        write("fixture-server: error: \(message)\n", to: STDERR_FILENO)
         return ExitCode(2)
     }
 
-    /// Usage errors exit 2, as every CLI of this package does (DESIGN §6),
+    /// Unbuffered: the URL line is read through a pipe while the server runs.
+    private static func write(_ text: String, to descriptor: Int32) {
+        var text = text
+        text.withUTF8 { bytes in _ = Glibc.write(descriptor, bytes.baseAddress, bytes.count) }
+    }
+
+    /// Usage errors exit 2, as every CLI of this package does (docs/cli.md),
     /// rather than the parser's default of 64.
     static func main() async {
         do {
@@ -86,7 +97,7 @@ struct FixtureServerCommand: AsyncParsableCommand {
             }
         } catch {
             guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
-            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            write(fullMessage(for: error) + "\n", to: STDERR_FILENO)
             exit(withError: ExitCode(2))
         }
     }

@@ -1,31 +1,14 @@
 import FixtureServer
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
 
 /// `--log FILE`: one JSON line per completed request, appended with O_APPEND
 /// so that lines from concurrent connections never interleave.
 final class RequestLogFile: Sendable {
-    private struct Line: Encodable {
-        var method: String
-        var target: String
-        var status: Int
-        var bodyBytes: Int
-        var range: String?
-        var ifNoneMatch: String?
-        var ifModifiedSince: String?
-        var ifRange: String?
-        var headers: [String: String]
-        var started: Double
-        var ended: Double
-
-        enum CodingKeys: String, CodingKey {
-            case method, target, status, range, headers, started, ended
-            case bodyBytes = "body_bytes"
-            case ifNoneMatch = "if-none-match"
-            case ifModifiedSince = "if-modified-since"
-            case ifRange = "if-range"
-        }
-    }
-
     struct OpenError: Error, CustomStringConvertible {
         var path: String
         var reason: String
@@ -46,17 +29,31 @@ final class RequestLogFile: Sendable {
     }
 
     func append(_ request: LoggedRequest) {
-        let line = Line(
-            method: request.method, target: request.target, status: request.status,
-            bodyBytes: request.bodyBytes, range: request.headers["range"],
-            ifNoneMatch: request.headers["if-none-match"],
-            ifModifiedSince: request.headers["if-modified-since"],
-            ifRange: request.headers["if-range"], headers: request.headers,
-            started: request.startedAt, ended: request.endedAt)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard var data = try? encoder.encode(line) else { return }
+        var data = Data(Self.line(for: request).utf8)
         data.append(UInt8(ascii: "\n"))
         _ = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+    }
+
+    /// One JSON object on one line, keys in the order `--help` lists them (every
+    /// JSON output of this package keeps its documented order); the request's
+    /// headers, a map with no order of its own, sorted by name.
+    static func line(for request: LoggedRequest) -> String {
+        var fields = [
+            ("method", quote(request.method)), ("target", quote(request.target)),
+            ("status", String(request.status)), ("body_bytes", String(request.bodyBytes)),
+            ("started", "\(request.startedAt)"), ("ended", "\(request.endedAt)"),
+        ]
+        for name in ["range", "if-none-match", "if-modified-since", "if-range"] {
+            if let value = request.headers[name] { fields.append((name, quote(value))) }
+        }
+        let headers = request.headers.sorted { $0.key < $1.key }.map { "\(quote($0.key)):\(quote($0.value))" }
+        fields.append(("headers", "{" + headers.joined(separator: ",") + "}"))
+        return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
+    }
+
+    private static func quote(_ text: String) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .withoutEscapingSlashes
+        return (try? encoder.encode(text)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
     }
 }

@@ -1,5 +1,10 @@
 import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
 
 enum Termination {
     /// Returns when SIGINT or SIGTERM arrives. The default actions are
@@ -9,7 +14,7 @@ enum Termination {
         let (signals, continuation) = AsyncStream<Int32>.makeStream()
         var sources: [any DispatchSourceSignal] = []
         for number in [SIGINT, SIGTERM] {
-            Foundation.signal(number, SIG_IGN)
+            Glibc.signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler { continuation.yield(number) }
             source.resume()

@@ -1,8 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
 
 import ArgumentParser
 
-/// A SIZE argument: bytes with an optional K, M or G suffix, powers of 1024 (DESIGN §6).
+/// A SIZE argument: bytes with an optional K, M or G suffix, powers of 1024 (docs/cli.md).
 struct ByteSize: ExpressibleByArgument, Sendable, Equatable {
     var bytes: Int64
 
@@ -11,7 +16,7 @@ struct ByteSize: ExpressibleByArgument, Sendable, Equatable {
     }
 
     init?(argument: String) {
-        var text = Substring(argument.trimmingCharacters(in: .whitespaces))
+        var text = Substring(argument.trimmed())
         var multiplier: Int64 = 1
         if let last = text.last?.uppercased(), let shift = ["K": 10, "M": 20, "G": 30][last] {
             multiplier = 1 << shift

@@ -1,6 +1,11 @@
 import ArgumentParser
 import AssetCache
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
 
 /// Options every subcommand takes.
 struct CommonOptions: ParsableArguments {
@@ -37,7 +42,7 @@ struct CommonOptions: ParsableArguments {
             return String(first)
         }
         if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") { return "\(xdg)/prefetch" }
-        let home = environment["HOME"] ?? NSHomeDirectory()
+        let home = environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path
         return "\(home)/.cache/prefetch"
     }
 }

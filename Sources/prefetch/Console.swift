@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
 import Synchronization
 
 /// stderr, shared by the progress line and the log so that they do not garble
@@ -6,6 +11,7 @@ import Synchronization
 /// below itself.
 final class Console: Sendable {
     static let standardError = Console(descriptor: STDERR_FILENO)
+    static let standardOutput = Console(descriptor: STDOUT_FILENO)
 
     let descriptor: Int32
     /// The progress line on screen, if one is.
@@ -53,10 +59,19 @@ final class Console: Sendable {
 
     static let eraseLine = "\r\u{1B}[2K"
 
+    /// Bytes as they are, unbuffered, as the report and `--json` go to stdout.
+    func write(_ bytes: some Collection<UInt8>) {
+        emit(bytes)
+    }
+
     private func emit(_ text: String) {
-        var bytes = Array(text.utf8)[...]
+        emit(text.utf8)
+    }
+
+    private func emit(_ output: some Collection<UInt8>) {
+        var bytes = Array(output)[...]
         while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
             if written < 0 && errno == EINTR { continue }
             guard written > 0 else { return }
             bytes = bytes.dropFirst(written)

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
 import InAppDelivery
 
 /// Writes `simulate`'s decisions: one JSON line each (`--json`), or a timeline
@@ -17,10 +22,10 @@ struct DecisionPrinter {
             out += "\n"
         }
         if !json { out += summary(decisions) + "\n" }
-        FileHandle.standardOutput.write(Data(out.utf8))
+        Console.standardOutput.write(out.utf8)
     }
 
-    /// Written by hand so that the keys keep DESIGN §9's order: at, action,
+    /// Written by hand so that the keys keep docs/report.md's order: at, action,
     /// trigger, reason (and the event that matched nothing).
     func jsonLine(_ decision: DeliveryDecision) -> String {
         var fields = [
@@ -36,13 +41,15 @@ struct DecisionPrinter {
     func timelineLine(_ decision: DeliveryDecision) -> String {
         let at = Self.seconds(decision.at - startTime) + " s"
         var line = at.leftPadded(to: 10) + "  " + decision.action.rawValue.rightPadded(to: 20)
+        // Trigger ids, event names and details come from the manifest and the
+        // events file: escaped.
         if let event = decision.event {
-            line += "  " + event.description
+            line += "  " + TerminalText.safe(event.description)
         } else {
-            line += "  " + (decision.trigger ?? "")
+            line += "  " + TerminalText.safe(decision.trigger ?? "")
         }
-        if let reason = decision.reason { line += "  " + reason.description }
-        if let detail = decision.detail { line += " (\(detail))" }
+        if let reason = decision.reason { line += "  " + TerminalText.safe(reason.description) }
+        if let detail = decision.detail { line += " (" + TerminalText.safe(detail) + ")" }
         return line
     }
 

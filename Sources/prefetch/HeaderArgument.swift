@@ -1,4 +1,5 @@
 import ArgumentParser
+import AssetCache
 
 /// One `--header 'Name: value'`. Any text parses; `problem` then says what is
 /// wrong, naming the header but never quoting its value (it may be a secret).
@@ -28,8 +29,9 @@ struct HeaderArgument: ExpressibleByArgument, Sendable {
         guard !name.isEmpty, name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || punctuation.contains($0)) }) else {
             return "a --header's name (before ':') is not a header name: use letters, digits and '-'"
         }
-        // A CR, LF or NUL would end the line and smuggle in another header.
-        if value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) {
+        // A CR, LF or NUL would end the line and smuggle in another header: the
+        // rule every request header is held to before libcurl sees it.
+        if HeaderRules.problem(with: line) != nil {
             return "--header '\(name)': its value holds a CR, LF or NUL, which would start another header line"
         }
         // libcurl reads "Name:" with nothing after it as "do not send Name".

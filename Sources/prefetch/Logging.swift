@@ -1,5 +1,10 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
 import Logging
 
 /// `--log-level` and `PREFETCH_LOG_LEVEL`: swift-log's levels by name.
@@ -36,12 +41,14 @@ struct StderrLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
+    /// Messages and metadata name URLs, ids and server answers: escaped, so that
+    /// a log line is one line and cannot drive the terminal reading it.
     func log(event: LogEvent) {
-        var line = "prefetch: \(event.level.rawValue): \(event.message)"
+        var line = "prefetch: \(event.level.rawValue): " + TerminalText.safe("\(event.message)")
         if logLevel <= .debug {
             let merged = metadata.merging(event.metadata ?? [:]) { $1 }
             if !merged.isEmpty {
-                line += " [" + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") + "]"
+                line += " [" + merged.sorted { $0.key < $1.key }.map { "\($0.key)=" + TerminalText.safe("\($0.value)") }.joined(separator: " ") + "]"
             }
         }
         console.writeLine(line)

@@ -1,5 +1,10 @@
 import AssetCache
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
 import Logging
 
 /// The MANIFEST argument: a path, `-` for stdin, or an http(s) URL.
@@ -21,7 +26,7 @@ struct ManifestSource {
         }
         let data: Data
         if argument == "-" {
-            data = FileHandle.standardInput.readData(ofLength: Manifest.maxSize + 1)
+            data = readBytes(from: STDIN_FILENO, limit: Manifest.maxSize + 1) ?? Data()
         } else {
             // Refuse an oversized file before reading it into memory.
             if let size = (try? FileManager.default.attributesOfItem(atPath: argument))?[.size] as? Int, size > Manifest.maxSize {

@@ -69,8 +69,7 @@ final class MetricsFile {
     /// warning after it.
     static func check(_ path: String) throws {
         var info = stat()
-        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
-        guard stat(directory.isEmpty ? "/" : directory, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+        guard stat(MetricsTextFile.directory(of: path), &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
             throw ValidationError("--metrics-file '\(path)': its directory does not exist; create it (node_exporter's --collector.textfile.directory) first")
         }
         if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
@@ -108,7 +107,7 @@ final class MetricsFile {
         Gauge(label: Self.lastRunSuccess, factory: factory).record(success ? 1 : 0)
         Gauge(label: Self.lastRunExitCode, factory: factory).record(Int(exitStatus))
         Gauge(label: Self.lastSuccess, factory: factory).record(lastSuccess ?? 0)
-        Gauge(label: Self.buildInfo, dimensions: [("version", Prefetch.version)], factory: factory).record(1)
+        Gauge(label: Self.buildInfo, dimensions: [("version", AssetCacheVersion.current)], factory: factory).record(1)
         do {
             try MetricsTextFile.replace(path, with: Self.sortedFamilies(registry.emitToBuffer()))
         } catch {

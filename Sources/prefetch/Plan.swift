@@ -3,6 +3,7 @@ import AssetCache
 
 struct Plan: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "plan",
         abstract: "Readiness of a manifest's messages from the cache alone: no network, no writes, no lock.")
 
     @Argument(help: ArgumentHelp("The manifest: a path, or '-' for stdin.", valueName: "manifest"))

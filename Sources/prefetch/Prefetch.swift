@@ -1,19 +1,34 @@
 import ArgumentParser
+import AssetCache
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
 
 @main
 struct Prefetch: AsyncParsableCommand {
-    static let version = "0.1.0"
-
     static let configuration = CommandConfiguration(
         commandName: "prefetch",
         abstract: "Prefetch, validate and cache the assets of in-app messages.",
-        version: version,
+        // Also the man page's DESCRIPTION (make man): the exit codes belong there.
+        discussion: """
+            Exit codes of run and plan, the first that applies: 2 usage error, invalid manifest or \
+            events file, or refused cache directory (nothing was changed); 75 another writer holds \
+            the cache's lock; 69 the manifest URL could not be fetched (nothing was changed); 130 or \
+            143 SIGINT or SIGTERM stopped the run cleanly, partial downloads kept; 74 the cache \
+            could not be written; 1 some message was discarded; 0 every message ready, deferred or \
+            expired. verify: 0 clean, 1 problems found. simulate: 0 once the replay is complete. \
+            status and gc: 0. Every subcommand exits 2 for a usage error and 75 when a writer \
+            finds the cache locked.
+            """,
+        version: AssetCacheVersion.current,
         subcommands: [Run.self, Plan.self, Status.self, Verify.self, GC.self, Simulate.self],
         defaultSubcommand: Run.self
     )
 
-    /// Usage errors exit 2 like every other "nothing was changed" refusal (DESIGN §6),
+    /// Usage errors exit 2 like every other "nothing was changed" refusal (docs/cli.md),
     /// not with the argument parser's 64.
     static func main() async {
         do {
@@ -26,8 +41,8 @@ struct Prefetch: AsyncParsableCommand {
             }
         } catch {
             if exitCode(for: error) == .validationFailure {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
-                Foundation.exit(ExitStatus.usage)
+                Console.standardError.writeLine(fullMessage(for: error))
+                Glibc.exit(ExitStatus.usage)
             }
             exit(withError: error)
         }
@@ -44,7 +59,7 @@ struct Prefetch: AsyncParsableCommand {
     }
 }
 
-/// The exit codes of DESIGN §6.
+/// The exit codes of docs/cli.md.
 enum ExitStatus {
     static let ok: Int32 = 0
     static let someDiscarded: Int32 = 1
@@ -64,11 +79,12 @@ struct CommandFailure: Error {
         return ExitCode(status)
     }
 
-    /// `prefetch: error: …` on stderr, "error" in red on a terminal.
+    /// `prefetch: error: …` on stderr, "error" in red on a terminal. The message
+    /// may quote a manifest, a server or the cache: it is escaped.
     func write() {
         let style = TextStyle.forDescriptor(STDERR_FILENO)
         // The run is over: its progress line must not be drawn again below the error.
         Console.standardError.clearStatus()
-        Console.standardError.writeLine("prefetch: \(style.red("error")): \(message)")
+        Console.standardError.writeLine("prefetch: \(style.red("error")): \(TerminalText.safe(message))")
     }
 }

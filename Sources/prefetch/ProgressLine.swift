@@ -1,5 +1,10 @@
 import AssetCache
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
 import Synchronization
 
 /// `run`'s live progress on stderr: assets done of total, bytes, rate, failures,

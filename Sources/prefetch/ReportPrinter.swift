@@ -1,5 +1,10 @@
 import AssetCache
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
 
 /// Writes a report for people (a summary and the discards) or for programs (`--json`).
 struct ReportPrinter {
@@ -12,22 +17,31 @@ struct ReportPrinter {
 
     func print(_ report: PrefetchReport) {
         warnAboutStorage(report)
+        // In pieces: the report of 100,000 assets is tens of megabytes.
         if options.json {
-            FileHandle.standardOutput.write(Data(report.prettyJSON() + [0x0A]))
+            report.writePrettyJSON { Console.standardOutput.write($0) }
+            Console.standardOutput.write([0x0A])
             return
         }
         if options.quiet { return }
-        FileHandle.standardOutput.write(Data(text(report).utf8))
+        writeText(report) { Console.standardOutput.write($0.utf8) }
     }
 
     /// The summary, then one line per discarded message (every message with
     /// `--verbose`): status, id, reason, the failing URL and what went wrong.
-    func text(_ report: PrefetchReport) -> String {
-        let shown = report.messages.filter { options.verbose || $0.verdict.status == .discarded }
-        let idWidth = min(32, shown.map(\.id.count).max() ?? 0)
-        var lines = [summary(report)]
-        lines += shown.map { line(for: $0, idWidth: idWidth) }
-        return lines.joined(separator: "\n") + "\n"
+    /// Handed to `write` in pieces of about 64 KiB.
+    func writeText(_ report: PrefetchReport, to write: (String) -> Void) {
+        let shown = report.messages.lazy.filter { options.verbose || $0.verdict.status == .discarded }
+        let idWidth = min(32, shown.map { TerminalText.safe($0.id).count }.max() ?? 0)
+        var text = summary(report) + "\n"
+        for message in shown {
+            text += line(for: message, id: TerminalText.safe(message.id), idWidth: idWidth) + "\n"
+            if text.utf8.count >= 64 * 1024 {
+                write(text)
+                text = ""
+            }
+        }
+        write(text)
     }
 
     func summary(_ report: PrefetchReport) -> String {
@@ -40,35 +54,39 @@ struct ReportPrinter {
         ]
         return "\(totals.messages) messages: " + counts.joined(separator: ", ")
             + "; \(totals.assets) assets, \(ByteCount.format(totals.downloadedBytes)) downloaded in "
-            + String(format: "%.2f s", Double(report.durationMs) / 1000)
+            + DecimalText.fixed(Double(report.durationMs) / 1000, digits: 2) + " s"
     }
 
     private func count(_ value: Int, _ label: String, _ paint: (String) -> String) -> String {
         value == 0 ? "0 \(label)" : paint("\(value) \(label)")
     }
 
-    func line(for message: MessageReport, idWidth: Int) -> String {
+    /// `id` is the message's id as it may be printed.
+    func line(for message: MessageReport, id: String, idWidth: Int) -> String {
         let verdict = message.verdict
-        let status = verdict.status.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)
+        let status = verdict.status.rawValue.padded(to: 9)
         let painted = switch verdict.status {
         case .ready: style.green(status)
         case .discarded: style.red(status)
         case .deferred: style.yellow(status)
         case .expired: style.dim(status)
         }
-        var text = "  \(painted)  " + message.id.padding(toLength: max(idWidth, message.id.count), withPad: " ", startingAt: 0)
+        // Ids, URLs and details come from the manifest and the servers: escaped.
+        var text = "  \(painted)  " + id.padded(to: idWidth)
         if let reason = verdict.reason { text += "  \(reason.rawValue)" }
-        if let url = verdict.failingURL { text += "  \(url)" }
-        if let detail = verdict.detail { text += style.dim("  (\(Self.shorten(detail, naming: verdict.failingURL)))") }
+        if let url = verdict.failingURL { text += "  " + TerminalText.safe(url.redacted) }
+        if let detail = verdict.detail {
+            text += style.dim("  (" + TerminalText.safe(Self.shorten(detail, naming: verdict.failingURL)) + ")")
+        }
         // A ready message's first local file, where a user would look for it.
-        if verdict.status == .ready, let path = verdict.assets.first?.path { text += style.dim("  \(path)") }
+        if verdict.status == .ready, let path = verdict.assets.first?.path { text += style.dim("  " + TerminalText.safe(path)) }
         return text.trimmingTrailingSpaces()
     }
 
     /// The URL has a column of its own; the detail need not say it again.
     static func shorten(_ detail: String, naming url: AssetURL?) -> String {
         guard let url else { return detail }
-        return detail.replacingOccurrences(of: " from \(url)", with: "").replacingOccurrences(of: url.string, with: "it")
+        return detail.replacing(" from \(url)", with: "").replacing(url.redacted, with: "it")
     }
 
     /// Exit 74 deserves a sentence on stderr, even with `--json` or `--quiet`.
@@ -83,6 +101,11 @@ struct ReportPrinter {
 }
 
 extension String {
+    /// Spaces after the text up to `width` characters, for columns.
+    fileprivate func padded(to width: Int) -> String {
+        self + String(repeating: " ", count: max(0, width - count))
+    }
+
     fileprivate func trimmingTrailingSpaces() -> String {
         var text = self
         while text.last == " " { text.removeLast() }
@@ -99,6 +122,6 @@ enum ByteCount {
             value /= 1024
             unit += 1
         }
-        return unit == 0 ? "\(bytes) B" : String(format: "%.1f ", value) + units[unit]
+        return unit == 0 ? "\(bytes) B" : DecimalText.fixed(value, digits: 1) + " " + units[unit]
     }
 }

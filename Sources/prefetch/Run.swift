@@ -1,9 +1,15 @@
 import ArgumentParser
 import AssetCache
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
 
 struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "run",
         abstract: "Fetch, validate and cache every asset of a manifest, then print each message's verdict.")
 
     @Argument(help: ArgumentHelp("The manifest: a path, '-' for stdin, or an http(s) URL.", valueName: "manifest"))
@@ -26,8 +32,14 @@ struct Run: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Wait up to this many seconds for another run's lock instead of exiting 75.", valueName: "seconds"))
     var wait: Double = 0
 
-    @Option(help: ArgumentHelp("Stop the whole run cleanly after this many seconds, so one cron run never overlaps the next.", valueName: "seconds"))
-    var maxRunTime: Double?
+    @Option(help: ArgumentHelp(
+        "Stop the whole run cleanly after this many seconds; 0 for no limit.",
+        discussion: "Default 1500 (25 minutes), under the 30-minute period of the cron line and systemd timer the README gives, so that a slow CDN cannot make runs pile up. Unfinished downloads are kept and resumed by the next run.",
+        valueName: "seconds"))
+    var maxRunTime: Double = Self.defaultMaxRunTime
+
+    /// Seconds; below a half-hourly timer's period, with room to spare.
+    static let defaultMaxRunTime: Double = 1500
 
     @Option(help: ArgumentHelp("Largest asset to download: bytes, or with a K, M or G suffix.", valueName: "size"))
     var maxAssetSize = ByteSize(bytes: TransferLimits().maxAssetSize)
@@ -76,7 +88,7 @@ struct Run: AsyncParsableCommand {
         guard (1...256).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 256") }
         guard (1...256).contains(perHost) else { throw ValidationError("--per-host must be between 1 and 256") }
         guard wait >= 0 else { throw ValidationError("--wait must not be negative") }
-        if let maxRunTime, !(maxRunTime > 0) { throw ValidationError("--max-run-time must be a positive number of seconds") }
+        guard maxRunTime.isFinite, maxRunTime >= 0 else { throw ValidationError("--max-run-time must be 0 (no limit) or a positive number of seconds") }
         guard maxAssetSize.bytes > 0 else { throw ValidationError("--max-asset-size must be at least 1 byte") }
         guard maxUnpackedSize.bytes > 0 else { throw ValidationError("--max-unpacked-size must be at least 1 byte") }
         guard (0...100).contains(retries) else { throw ValidationError("--retries must be between 0 and 100") }
@@ -133,7 +145,7 @@ struct Run: AsyncParsableCommand {
                     into: store, limits: options.transfer, headers: headers, trustedKeys: trustedKeys, logger: common.logger)
             }
             let prefetcher = Prefetcher(store: store, options: options)
-            let interruption = RunInterruption(stopping: prefetcher, maxRunTime: maxRunTime)
+            let interruption = RunInterruption(stopping: prefetcher, maxRunTime: maxRunTime > 0 ? maxRunTime : nil)
             let report = try await prefetcher.run(manifest!)
             metrics?.record(report, stoppedEarly: interruption.stoppedEarly)
             progress?.finish()
@@ -152,7 +164,7 @@ struct Run: AsyncParsableCommand {
         guard let data = readSmallFile(cacert, limit: 16 << 20) else {
             throw CommandFailure(message: "cannot read --cacert '\(cacert)': no such readable file; check the path", status: ExitStatus.usage)
         }
-        guard data.range(of: Data("-----BEGIN CERTIFICATE-----".utf8)) != nil else {
+        guard String(decoding: data, as: UTF8.self).contains("-----BEGIN CERTIFICATE-----") else {
             throw CommandFailure(
                 message: "--cacert '\(cacert)' holds no PEM certificate ('-----BEGIN CERTIFICATE-----'); pass the CA's certificate in PEM form",
                 status: ExitStatus.usage)

@@ -1,23 +1,29 @@
 import AssetCache
 import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
+import Synchronization
 
 /// SIGINT, SIGTERM and `--max-run-time` end a run the same way: the prefetcher is
 /// stopped, the report of what finished is printed, and the exit code says why.
 final class RunInterruption: @unchecked Sendable {
     private var sources: [DispatchSourceSignal] = []
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private var caught: Int32?
     private var timedOut = false
 
     /// Whether a signal or `--max-run-time` ended the run before it was done.
     var stoppedEarly: Bool {
-        lock.withLock { caught != nil || timedOut }
+        lock.withLock { _ in caught != nil || timedOut }
     }
 
     /// 130 or 143 once a signal stopped the run.
     var exitStatus: Int32? {
-        lock.withLock { caught.map { 128 + $0 } }
+        lock.withLock { _ in caught.map { 128 + $0 } }
     }
 
     init(stopping prefetcher: Prefetcher, maxRunTime: Double?) {
@@ -27,7 +33,7 @@ final class RunInterruption: @unchecked Sendable {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { [self] in
-                lock.withLock { if caught == nil { caught = number } }
+                lock.withLock { _ in if caught == nil { caught = number } }
                 prefetcher.stop(reason: "interrupted by \(number == SIGINT ? "SIGINT" : "SIGTERM")")
             }
             source.resume()
@@ -35,7 +41,7 @@ final class RunInterruption: @unchecked Sendable {
         }
         if let maxRunTime {
             DispatchQueue.global().asyncAfter(deadline: .now() + maxRunTime) { [self] in
-                lock.withLock { timedOut = true }
+                lock.withLock { _ in timedOut = true }
                 prefetcher.stop(reason: "the run reached --max-run-time \(Self.format(maxRunTime)) s")
             }
         }

@@ -1,10 +1,16 @@
 import ArgumentParser
 import AssetCache
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
 import InAppDelivery
 
 struct Simulate: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "simulate",
         abstract: "Replay a file of events through the delivery engine and print what it decides.",
         discussion: """
             Readiness comes from the cache alone: no network, no writes, no lock. The events file \

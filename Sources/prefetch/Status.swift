@@ -1,13 +1,19 @@
 import ArgumentParser
 import AssetCache
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
 
 struct Status: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Size, counts, budget and the last run of the cache.")
+    static let configuration = CommandConfiguration(
+        commandName: "status", abstract: "Size, counts, budget and the last run of the cache.")
 
     @OptionGroup var common: CommonOptions
 
-    struct Output: Encodable {
+    struct Output {
         var cache_dir: String
         var exists: Bool
         var bytes: Int64
@@ -15,35 +21,73 @@ struct Status: ParsableCommand {
         var objects: Int
         var trees: Int
         var refs: Int
+        /// Downloads in flight, interrupted ones kept for resume, leftovers the next writer sweeps.
+        var tmp_bytes: Int64
         var last_run: CacheState.LastRun?
+
+        /// Keys in the order docs/report.md lists them, as in every JSON output of
+        /// prefetch; `last_run` is null before the first run and leaves out what
+        /// only `gc` needs from state.json.
+        func writeJSON(_ write: @escaping ([UInt8]) -> Void) {
+            var writer = PrettyJSON(flush: write)
+            writer.object { json in
+                json.key("cache_dir"); json.string(cache_dir)
+                json.key("exists"); json.bool(exists)
+                json.key("bytes"); json.integer(bytes)
+                json.key("budget"); json.integer(budget)
+                json.key("objects"); json.integer(objects)
+                json.key("trees"); json.integer(trees)
+                json.key("refs"); json.integer(refs)
+                json.key("tmp_bytes"); json.integer(tmp_bytes)
+                json.key("last_run")
+                if let run = last_run {
+                    json.object { json in
+                        json.key("finished_at"); json.number(run.finishedAt)
+                        json.key("duration_ms"); json.integer(run.durationMs)
+                        json.key("messages"); json.integer(run.messages)
+                        json.key("ready"); json.integer(run.ready)
+                        json.key("discarded"); json.integer(run.discarded)
+                        json.key("deferred"); json.integer(run.deferred)
+                        json.key("expired"); json.integer(run.expired)
+                        json.key("assets"); json.integer(run.assets)
+                        json.key("downloaded_bytes"); json.integer(run.downloadedBytes)
+                    }
+                } else {
+                    json.null()
+                }
+            }
+            writer.flushNow()
+            write([0x0A])
+        }
     }
 
     func run() throws {
-        do {
+        do throws(CommandFailure) {
             let store = try common.openReader()
             let usage = store?.usage() ?? CacheUsage()
             let state = store?.readState() ?? CacheState()
             let output = Output(
                 cache_dir: common.cacheDirectory, exists: store != nil, bytes: usage.bytes, budget: state.budget,
-                objects: usage.objects, trees: usage.trees, refs: usage.refs, last_run: state.lastRun)
+                objects: usage.objects, trees: usage.trees, refs: usage.refs, tmp_bytes: usage.temporaryBytes,
+                last_run: state.lastRun)
             if common.json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                FileHandle.standardOutput.write(try encoder.encode(output) + Data("\n".utf8))
+                output.writeJSON { Console.standardOutput.write($0) }
             } else if !common.quiet {
                 print(text(output))
             }
-        } catch let failure as CommandFailure {
-            throw failure.report()
+        } catch {
+            throw error.report()
         }
     }
 
     private func text(_ output: Output) -> String {
-        guard output.exists else { return "no cache at \(output.cache_dir) yet" }
+        let directory = TerminalText.safe(output.cache_dir)
+        guard output.exists else { return "no cache at \(directory) yet" }
         let percent = output.budget > 0 ? Double(output.bytes) / Double(output.budget) * 100 : 0
         var lines = [
-            "cache   \(output.cache_dir)",
-            "size    \(ByteCount.format(output.bytes)) of \(ByteCount.format(output.budget)) budget (\(String(format: "%.0f", percent))%)",
+            "cache   \(directory)",
+            "size    \(ByteCount.format(output.bytes)) of \(ByteCount.format(output.budget)) budget (\(DecimalText.fixed(percent, digits: 0))%)"
+                + (output.tmp_bytes > 0 ? ", and \(ByteCount.format(output.tmp_bytes)) in tmp/" : ""),
             "holds   \(output.objects) objects, \(output.trees) unpacked trees, \(output.refs) refs",
         ]
         if let run = output.last_run {

@@ -1,6 +1,11 @@
 import ArgumentParser
 import AssetCache
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
 
 /// `--trusted-key`, for every command that reads a manifest: with one, a
 /// manifest is read only when a signature by one of the keys vouches for it.
@@ -35,7 +40,23 @@ struct TrustedKeyOptions: ParsableArguments {
 /// The whole of a small file, or nil when it cannot be read; at most `limit`
 /// bytes (a longer file comes back cut, which its parser then refuses).
 func readSmallFile(_ path: String, limit: Int) -> Data? {
-    guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-    defer { try? handle.close() }
-    return try? handle.read(upToCount: limit) ?? Data()
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    return readBytes(from: fd, limit: limit)
+}
+
+/// Up to `limit` bytes from `fd`, reading until end of file or the limit.
+func readBytes(from fd: Int32, limit: Int) -> Data? {
+    var data = Data()
+    var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+    while data.count < limit {
+        let wanted = min(chunk.count, limit - data.count)
+        let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, wanted) }
+        if count < 0 && errno == EINTR { continue }
+        guard count >= 0 else { return nil }
+        guard count > 0 else { break }
+        data.append(contentsOf: chunk[..<count])
+    }
+    return data
 }

@@ -1,9 +1,15 @@
 import ArgumentParser
 import AssetCache
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
 
 struct Verify: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "verify",
         abstract: "Re-hash every object and check every tree and ref; exit 1 if anything is wrong.")
 
     @OptionGroup var common: CommonOptions
@@ -20,14 +26,15 @@ struct Verify: ParsableCommand {
             // Checking only reads; repairing removes files, so it is a writer.
             let store = repair ? try common.openWriter(wait: wait) : try common.openReader()
             guard let store else {
-                if !common.quiet { print("no cache at \(common.cacheDirectory) yet: nothing to verify") }
+                if !common.quiet { print("no cache at \(TerminalText.safe(common.cacheDirectory)) yet: nothing to verify") }
                 problems = []
                 return
             }
             problems = store.verify()
             if repair { store.repair(problems) }
             for problem in problems {
-                FileHandle.standardError.write(Data("prefetch: \(problem)\(repair ? " (removed)" : "")\n".utf8))
+                // A problem names files and URLs found in the cache: escaped.
+                Console.standardError.writeLine("prefetch: \(TerminalText.safe("\(problem)"))\(repair ? " (removed)" : "")")
             }
             if problems.isEmpty && !common.quiet {
                 let usage = store.usage()

@@ -6,41 +6,41 @@ import Testing
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString)").path
 
     @Test func createsTheLayoutAndCommitsOnceByContent() throws {
-        defer { FileSystem.remove(root) }
+        defer { try? FileManager.default.removeItem(atPath: root) }
         let store = try CacheStore.openForWriting(at: root)
         #expect(try String(contentsOfFile: "\(root)/FORMAT", encoding: .utf8) == "asset-cache 1\n")
         let sha = String(repeating: "ab", count: 32)
         for _ in 0..<2 {
-            let temp = store.temporaryPath("download")
-            try Data("hello".utf8).write(to: URL(fileURLWithPath: temp))
+            let temp = store.temporaryFile("download")
+            try Data("hello".utf8).write(to: URL(fileURLWithPath: temp.path))
             #expect(try store.commitObject(from: temp, sha256: sha) == "\(root)/objects/ab/\(sha)")
-            #expect(!FileSystem.exists(temp))
+            #expect(!FileManager.default.fileExists(atPath: temp.path))
         }
-        #expect(FileSystem.entries("\(root)/objects/ab") == [sha])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: "\(root)/objects/ab") == [sha])
         let mode = try FileManager.default.attributesOfItem(atPath: store.objectPath(sha))[.posixPermissions] as? Int
         #expect(mode == 0o444)
     }
 
     @Test func writesAndReadsRefs() throws {
-        defer { FileSystem.remove(root) }
+        defer { try? FileManager.default.removeItem(atPath: root) }
         let store = try CacheStore.openForWriting(at: root)
         let url = try AssetURL(parsing: "http://cdn.test/a.png")
         let ref = AssetRef(url: url.string, object: "00", etag: "\"e\"", lastModified: nil, fetchedAt: 1, maxAge: nil, bytes: 5, kind: .image)
         try store.writeRef(ref, for: url)
         #expect(store.readRef(for: url) == ref)
-        #expect(FileSystem.entries(store.tmpDirectory).isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: store.tmpDirectory).isEmpty)
     }
 
     @Test func refusesAForeignDirectoryAndTouchesNothing() throws {
-        defer { FileSystem.remove(root) }
+        defer { try? FileManager.default.removeItem(atPath: root) }
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         try Data("mine".utf8).write(to: URL(fileURLWithPath: "\(root)/notes.txt"))
         #expect(throws: StoreError.self) { try CacheStore.openForWriting(at: root) }
-        #expect(FileSystem.entries(root) == ["notes.txt"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root) == ["notes.txt"])
     }
 
     @Test func secondWriterIsLockedOut() throws {
-        defer { FileSystem.remove(root) }
+        defer { try? FileManager.default.removeItem(atPath: root) }
         let first = try CacheStore.openForWriting(at: root)
         do {
             _ = try CacheStore.openForWriting(at: root)
@@ -52,13 +52,13 @@ import Testing
     }
 
     @Test func sweepsLeftoversButKeepsPartials() throws {
-        defer { FileSystem.remove(root) }
+        defer { try? FileManager.default.removeItem(atPath: root) }
         do {
             let store = try CacheStore.openForWriting(at: root)
-            try FileSystem.makeDirectory("\(store.tmpDirectory)/partial")
-            try Data().write(to: URL(fileURLWithPath: store.temporaryPath("download")))
+            try FileManager.default.createDirectory(atPath: "\(store.tmpDirectory)/partial", withIntermediateDirectories: false)
+            try Data().write(to: URL(fileURLWithPath: store.temporaryFile("download").path))
         }
         let store = try CacheStore.openForWriting(at: root)
-        #expect(FileSystem.entries(store.tmpDirectory) == ["partial"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: store.tmpDirectory) == ["partial"])
     }
 }

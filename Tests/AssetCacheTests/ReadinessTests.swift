@@ -1,7 +1,7 @@
 import Testing
 @testable import AssetCache
 
-/// The discard rule of DESIGN §5, one test per rule.
+/// The discard rule of docs/report.md, one test per rule.
 @Suite struct ReadinessTests {
     static let image = try! AssetURL(parsing: "http://cdn.test/a.png")
     static let zip = try! AssetURL(parsing: "http://cdn.test/b.zip")

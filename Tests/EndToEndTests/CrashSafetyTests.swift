@@ -2,7 +2,7 @@ import FixtureServer
 import Foundation
 import Testing
 
-/// DESIGN §7: a writer killed at any moment leaves each URL with no entry or a
+/// docs/cache-format.md: a writer killed at any moment leaves each URL with no entry or a
 /// complete one, and concurrent writers never damage the cache.
 @Suite struct CrashSafetyTests {
     @Test func killedAtTwentyMomentsTheCacheStaysVerifiedAndNothingCommittedIsRefetched() async throws {

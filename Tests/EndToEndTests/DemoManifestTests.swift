@@ -34,4 +34,31 @@ import Testing
             }
         }
     }
+
+    /// The README's counts hold on every run into one cache (a partial download
+    /// resumed a little further each run once made them drift), and
+    /// `downloaded_bytes` is every body byte the server sent in that run: error
+    /// pages and failed attempts included.
+    @Test func runsIntoOneCacheGiveTheSameCountsAndCountEveryBodyByteSent() async throws {
+        let scratch = try Scratch()
+        let server = try await FixtureServer.start(root: Package.assets.path)
+        let template = try String(contentsOf: Package.manifests.appendingPathComponent("demo.json"), encoding: .utf8)
+        let manifest = try scratch.write("demo.json", template.replacingOccurrences(of: "http://fixtures.test", with: server.baseURL))
+
+        var downloaded: [Int] = []
+        for run in 1...3 {
+            server.resetLog()
+            let result = try await CommandRunner.prefetch(["run", manifest, "--cache-dir", scratch.path("cache"), "--json"])
+            #expect(result.status == 1, "run \(run): \(result.stderr)")
+            let totals = try result.report().totals
+            let counts: [Int] = [totals.messages, totals.ready, totals.discarded, totals.deferred, totals.expired, totals.assets]
+            #expect(counts == [26, 13, 10, 2, 1, 21], "run \(run)")
+            let sent = server.requests().reduce(0) { $0 + $1.bodyBytes }
+            #expect(totals.downloaded_bytes == sent, "run \(run)")
+            downloaded.append(totals.downloaded_bytes)
+        }
+        try await server.stop()
+        // Only what failed is fetched again, and it fails the same way each time.
+        #expect(downloaded[1] > 0 && downloaded[1] < downloaded[0] && downloaded[2] == downloaded[1], "\(downloaded)")
+    }
 }

@@ -2,7 +2,7 @@ import FixtureServer
 import Foundation
 import Testing
 
-/// DESIGN §6: 0 all ready, 1 some discarded, 2 refused input with nothing changed.
+/// docs/cli.md: 0 all ready, 1 some discarded, 2 refused input with nothing changed.
 @Suite struct ExitCodeTests {
     @Test func everyMessageReadyExitsZero() async throws {
         let scratch = try Scratch()
@@ -77,7 +77,7 @@ import Testing
     }
 }
 
-/// DESIGN §6: the cache directory when `--cache-dir` is not given.
+/// docs/cli.md: the cache directory when `--cache-dir` is not given.
 @Suite struct DefaultCacheDirectoryTests {
     func cacheUsed(_ environment: [String: String], scratch: Scratch) async throws -> String {
         let manifest = try scratch.write("m.json", try manifestJSON([inapp("c", ["type": "MODAL", "is_control": true])]))

@@ -2,7 +2,7 @@ import FixtureServer
 import Foundation
 import Testing
 
-/// DESIGN §6: SIGINT, SIGTERM and --max-run-time stop a run cleanly; an interrupted
+/// docs/cli.md: SIGINT, SIGTERM and --max-run-time stop a run cleanly; an interrupted
 /// download resumes from its partial file with Range and If-Range.
 @Suite struct InterruptionTests {
     static let twentyMiB = 20 * 1024 * 1024

@@ -2,7 +2,7 @@ import FixtureServer
 import Foundation
 import Testing
 
-/// `prefetch simulate` (DESIGN §9) against a cache that `prefetch run` filled from
+/// `prefetch simulate` (docs/delivery.md) against a cache that `prefetch run` filled from
 /// a real server: fixtures/simulate/events.jsonl exercises every trigger type and
 /// every decision, and fixtures/simulate/expected.jsonl is what must come out.
 @Suite struct SimulateTests {

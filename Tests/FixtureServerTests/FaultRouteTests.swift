@@ -164,7 +164,7 @@ import Testing
 
     @Test func stallAfterSendsSomeBytesThenNothing() async throws {
         try await Fixture.with { fixture in
-            let response = try await fetch(fixture.port, "/blob.bin?stall_after=500", timeout: 0.3)
+            let response = try await fetch(fixture.port, "/blob.bin?stall_after=500", timeout: 2)
             #expect(response.headers["content-length"] == "20000")
             #expect(response.body == Array(Fixture.blob[..<500]))
             #expect(response.end == .timedOut)

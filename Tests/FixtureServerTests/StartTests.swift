@@ -18,6 +18,38 @@ import Testing
         }
     }
 
+    @Test func refusesACertificateItCannotUse() async throws {
+        let folder = NSTemporaryDirectory()
+        let tls = FixtureTLS(certificateChainPath: folder + "/no-such-cert-\(UUID().uuidString).pem", privateKeyPath: folder + "/k.pem")
+        do {
+            let server = try await FixtureServer.start(root: folder, tls: tls)
+            try await server.stop()
+            Issue.record("started HTTPS without a certificate")
+        } catch let error as FixtureServerError {
+            guard case .tls(let message) = error else {
+                Issue.record("\(error)")
+                return
+            }
+            #expect(message.contains(tls.certificateChainPath))
+        }
+    }
+
+    @Test func logsWhenEachRequestArrivedAndItsResponseEnded() async throws {
+        try await Fixture.with { fixture in
+            let before = Date().timeIntervalSince1970
+            let response = try await onThread {
+                let connection = try RawConnection(port: fixture.port)
+                try connection.sendRequest("GET", "/blob.bin")
+                return try connection.readResponse(maxBody: 100_000)
+            }
+            #expect(response.body.count == Fixture.blob.count)
+            let log = await fixture.server.waitForRequests(count: 1)
+            let entry = try #require(log.first)
+            #expect(entry.startedAt >= before - 1)
+            #expect(entry.endedAt >= entry.startedAt)
+        }
+    }
+
     @Test func reportsItsURLs() async throws {
         try await Fixture.with { fixture in
             let server = fixture.server

@@ -2,7 +2,7 @@ import AssetCache
 import Testing
 @testable import InAppDelivery
 
-/// DESIGN §4: `delay` seconds from trigger to display; `timeout` counts from the
+/// docs/manifest.md: `delay` seconds from trigger to display; `timeout` counts from the
 /// trigger too.
 @Suite struct DelayTests {
     @Test func delayHoldsTheMessageBeforeDisplay() throws {

@@ -2,7 +2,7 @@ import AssetCache
 import Testing
 @testable import InAppDelivery
 
-/// The events file of `prefetch simulate` (DESIGN §9).
+/// The events file of `prefetch simulate` (docs/delivery.md).
 @Suite struct EventFileTests {
     @Test func everyEventOfTheDesignParses() throws {
         let text = """

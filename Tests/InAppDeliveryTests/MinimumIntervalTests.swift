@@ -3,7 +3,7 @@ import Testing
 @testable import InAppDelivery
 
 /// Seed: "By default, we rate limit in-app messages to once every 30 seconds";
-/// DESIGN §9 pins down from when and with what override.
+/// docs/delivery.md pins down from when and with what override.
 @Suite struct MinimumIntervalTests {
     @Test func triggerInsideTheDefaultIntervalIsRateLimitedAndShownOnceItPassed() throws {
         let h = try Harness([action("a"), action("b")])

@@ -2,7 +2,7 @@ import AssetCache
 import Testing
 @testable import InAppDelivery
 
-/// Every comparator of DESIGN §4 with the property present (passing and not),
+/// Every comparator of docs/manifest.md with the property present (passing and not),
 /// missing, and of the wrong type: a missing or wrongly typed property fails every
 /// comparator except 2, 12 and 17, which pass.
 @Suite struct PropertyFilterTests {

@@ -4,7 +4,7 @@ import Testing
 
 /// Seed, "Trigger types": Any Purchase, Specific Purchase, Session Start, Custom
 /// Event and Push Click, the last two kinds of purchase and custom events with
-/// property filters (DESIGN §4 table).
+/// property filters (the tables of docs/manifest.md).
 @Suite struct TriggerConditionTests {
     func fired(_ condition: [String: Any], by events: [TriggerEvent]) throws -> [Bool] {
         let h = try Harness([action("a", on: [condition])], interval: 0)

@@ -1,5 +1,5 @@
 /// An asset's identity: an http(s) URL normalised so that spellings of the same
-/// resource compare equal (DESIGN §4). The query stays part of the identity.
+/// resource compare equal (docs/manifest.md). The query stays part of the identity.
 public struct AssetURL: Sendable, Hashable, Comparable, CustomStringConvertible {
     public let string: String
 
@@ -21,7 +21,7 @@ public struct AssetURL: Sendable, Hashable, Comparable, CustomStringConvertible 
         guard raw.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }) else {
             throw .malformed("contains spaces or control characters")
         }
-        guard let schemeEnd = raw.range(of: "://") else {
+        guard let schemeEnd = raw.firstRange(of: "://") else {
             let scheme = raw.split(separator: ":", maxSplits: 1).first.map(String.init) ?? raw
             throw raw.contains(":") ? .unsupportedScheme(scheme.lowercased()) : .malformed("has no scheme")
         }
@@ -54,7 +54,9 @@ public struct AssetURL: Sendable, Hashable, Comparable, CustomStringConvertible 
         return query.split(separator: "&").contains { $0.lowercased() == "cache=false" }
     }
 
-    public var description: String { string }
+    /// For messages and logs: with its password, if any, masked (``redacted``).
+    /// Requests and the cache's file names use ``string``.
+    public var description: String { redacted }
     public static func < (lhs: AssetURL, rhs: AssetURL) -> Bool { lhs.string < rhs.string }
 }
 

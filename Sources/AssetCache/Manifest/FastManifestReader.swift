@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The fast path of ``Manifest/decode(_:)``: reads the bytes straight into
 /// ``RawManifest`` without Codable, whose per-key generic calls made decoding most

@@ -1,5 +1,5 @@
 /// Messages an app creates itself rather than receiving them in a manifest
-/// (DESIGN §9: they go on the delivery engine's stack like triggered ones).
+/// (docs/delivery.md: they go on the delivery engine's stack like triggered ones).
 /// The labels differ from the memberwise initialisers on purpose: those stay
 /// internal, and a public one of the same name would redeclare them.
 extension InAppMessage {

@@ -1,5 +1,5 @@
 /// The messages a device is eligible for at session start, as the server sent them
-/// (DESIGN §4). Decode one with ``Manifest/decode(_:)``.
+/// (docs/manifest.md). Decode one with ``Manifest/decode(_:)``.
 public struct Manifest: Sendable {
     /// The `inapp` actions, in manifest order (the order that breaks priority ties).
     public var actions: [TriggeredAction]
@@ -29,6 +29,9 @@ public struct TriggeredAction: Sendable, Identifiable {
     public var prefetch: Bool
     public var conditions: [TriggerCondition]
     public var message: InAppMessage
+    /// The manifest's `integrity` pins of this action's assets: readiness asked
+    /// with the action alone (at display time) holds a cached copy to them too.
+    public var integrity: [AssetURL: [UInt8]] = [:]
     /// Position in the document's `triggers`, which differs from the position in
     /// ``Manifest/actions`` once other action types are skipped: error paths need it.
     package var manifestIndex: Int = 0

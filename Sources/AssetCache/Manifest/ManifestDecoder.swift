@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension Manifest {
     /// Manifests are small documents; anything larger is refused unread.
@@ -45,6 +49,13 @@ private struct ManifestBuilder {
         for (url, value) in raw.integrity ?? [:] {
             let path = "integrity[\"\(url)\"]"
             integrity[try assetURL(url, path: path)] = try digest(value, path: path)
+        }
+        if !integrity.isEmpty {
+            for index in actions.indices {
+                for (url, _) in actions[index].message.assets {
+                    if let pin = integrity[url] { actions[index].integrity[url] = pin }
+                }
+            }
         }
         return Manifest(actions: actions, integrity: integrity, warnings: warnings)
     }
@@ -175,9 +186,7 @@ extension ManifestError {
         case .keyNotFound(let key, let context):
             self.init(path: Self.path(context.codingPath + [key]), "is required")
         case .dataCorrupted(let context):
-            let underlying = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
-            let why = underlying ?? context.debugDescription
-            self.init(path: Self.path(context.codingPath), "not valid JSON (\(why))")
+            self.init(path: Self.path(context.codingPath), "not valid JSON (\(context.debugDescription))")
         @unknown default:
             self.init(path: "", "\(error)")
         }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The two-line files of OpenBSD's signify: `untrusted comment: …`, then the
 /// base64 of "Ed" (Ed25519), an 8-byte key number and the key or signature.
@@ -57,7 +61,7 @@ public struct KeyNumber: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Hexadecimal, as the bytes stand.
-    public var description: String { bytes.map { String(format: "%02x", $0) }.joined() }
+    public var description: String { CacheStore.hex(bytes) }
 }
 
 /// Why a file is not a signify public key or detached signature.

@@ -1,5 +1,9 @@
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A signify public key (`signify-openbsd -G` writes it as KEY.pub): the
 /// publisher's Ed25519 key that manifests must be signed with.

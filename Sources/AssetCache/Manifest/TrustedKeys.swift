@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The publisher keys a device accepts manifests from. Several may be
 /// trusted at once, so that a publisher can rotate keys: each signature

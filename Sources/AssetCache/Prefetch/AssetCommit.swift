@@ -14,47 +14,58 @@ struct AssetCommit {
     /// A body that passed validation, with its unpacked tree, not yet in the store.
     struct Validated: Sendable {
         var item: AssetPlan.Item
-        var download: String
-        var tree: String?
+        var download: FileLocation
+        var tree: FileLocation?
         var result: TransferResult
     }
 
     /// On failure the download and any unpacked tree are gone.
-    func validate(_ item: AssetPlan.Item, download: String, result: TransferResult) -> Result<Validated, AssetFailure> {
+    func validate(_ item: AssetPlan.Item, download: FileLocation, result: TransferResult) -> Result<Validated, AssetFailure> {
+        let tmp = download.directory
         // An empty body never triggered the write callback, so no file was made.
-        if !FileSystem.exists(download) { close(open(download, O_CREAT | O_WRONLY | O_CLOEXEC, 0o600)) }
-        var tree: String?
+        if tmp.status(download.name) == nil, let fd = try? tmp.openFile(download.name, O_CREAT | O_WRONLY, mode: 0o600) { close(fd) }
+        var tree: FileLocation?
         var valid = false
         defer {
             if !valid {
-                unlink(download)
-                if let tree { FileSystem.remove(tree) }
+                tmp.unlink(download.name)
+                if let tree { try? tree.directory.remove(tree.name) }
             }
         }
-        if let expected = integrity[item.url], CacheStore.hex(expected) != result.sha256 {
-            return .failure(AssetFailure(.integrityMismatch,
-                "SHA-256 of \(item.url) is \(result.sha256), the manifest's integrity expects \(CacheStore.hex(expected))"))
+        if let pin = integrity[item.url], CacheStore.hex(pin) != result.sha256 {
+            return .failure(.integrityMismatch(of: "\(item.url)", sha256: result.sha256, pin: pin))
         }
-        do throws(AssetFailure) {
-            switch item.kind {
-            case .image:
-                _ = try ImageValidator.validate(path: download, limits: options.image).get()
-            case .file:
-                if ImageValidator.sniff(path: download) != nil {
-                    _ = try ImageValidator.validate(path: download, limits: options.image).get()
+        // The validators take paths: each gets one that means this very file.
+        let checked = download.withStablePath { path -> Result<Void, AssetFailure> in
+            do throws(AssetFailure) {
+                switch item.kind {
+                case .image:
+                    _ = try ImageValidator.validate(path: path, limits: options.image).get()
+                case .file:
+                    if ImageValidator.sniff(path: path) != nil {
+                        _ = try ImageValidator.validate(path: path, limits: options.image).get()
+                    }
+                case .archive:
+                    if !store.hasTree(result.sha256) {
+                        let unpacked = store.temporaryFile("tree")
+                        tree = unpacked
+                        _ = try ArchiveUnpacker.unpack(zipPath: path, into: unpacked, limits: options.archive).get()
+                    }
                 }
-            case .archive:
-                if !FileSystem.exists(store.treePath(result.sha256)) {
-                    let unpacked = store.temporaryPath("tree")
-                    tree = unpacked
-                    _ = try ArchiveUnpacker.unpack(zipPath: download, into: unpacked, limits: options.archive).get()
-                }
+            } catch {
+                return .failure(error)
             }
-        } catch {
-            return .failure(error)
+            return .success(())
         }
-        valid = true
-        return .success(Validated(item: item, download: download, tree: tree, result: result))
+        switch checked {
+        case nil:
+            return .failure(AssetFailure(.storage, "cannot open \(download.path): \(String(cString: strerror(errno)))"))
+        case .failure(let failure)?:
+            return .failure(failure)
+        case .success?:
+            valid = true
+            return .success(Validated(item: item, download: download, tree: tree, result: result))
+        }
     }
 
     /// The local path (object, or tree for a ZIP) on success.
@@ -64,16 +75,17 @@ struct AssetCommit {
         let download = validated.download
         var tree = validated.tree
         defer {
-            unlink(download)
-            if let tree { FileSystem.remove(tree) }
+            download.directory.unlink(download.name)
+            if let tree { try? tree.directory.remove(tree.name) }
         }
         do {
             let object = try store.commitObject(from: download, sha256: result.sha256)
             var path = object
             if item.kind == .archive {
                 if let unpacked = tree {
-                    path = try store.commitTree(from: unpacked, sha256: result.sha256)
+                    // From here the store commits the tree or removes it whole.
                     tree = nil
+                    path = try store.commitTree(from: unpacked, sha256: result.sha256)
                 } else {
                     path = store.treePath(result.sha256)
                 }

@@ -1,7 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Glibc
 
-/// The life of one asset URL in a run (DESIGN §3, §7): use the cached copy while it
+/// The life of one asset URL in a run (docs/cache-format.md): use the cached copy while it
 /// is fresh, revalidate it when stale, download it when absent, and keep a cached
 /// copy when the server fails transiently.
 struct AssetPipeline: Sendable {
@@ -17,7 +21,21 @@ struct AssetPipeline: Sendable {
     let observer: TransferObserver
 
     func process(_ item: AssetPlan.Item) async -> AssetRecord {
-        let cached = CachedCopy(store: store, url: item.url)
+        var cached = CachedCopy(store: store, url: item.url)
+        if let copy = cached, let pin = committer.integrity[item.url] {
+            if let failure = copy.integrityFailure(pin: pin, url: item.url) {
+                // Not these bytes, whatever their freshness or a 304 says. With
+                // no network that is the answer; with one, the URL is fetched
+                // afresh (no validators: a 304 would only vouch for the bytes
+                // refused), and only bytes matching the pin replace the ref.
+                guard engine != nil else { return .failed(item, failure, attempts: 0, finishedMs: elapsedMs()) }
+                cached = nil
+            } else {
+                // The publisher vouches for these very bytes: nothing to ask a server.
+                store.touchRef(for: item.url)
+                return record(item, engine == nil ? .cached : .fresh, copy)
+            }
+        }
         guard let engine else {
             if let cached {
                 store.touchRef(for: item.url)
@@ -30,12 +48,12 @@ struct AssetPipeline: Sendable {
             return record(item, .fresh, cached)
         }
 
-        let download = store.temporaryPath("download")
+        let download = store.temporaryFile("download")
         // A cached copy is revalidated whole; only an absent one resumes a partial.
         let resume = cached == nil ? store.takePartial(for: item.url, into: download) : nil
         if cached != nil { store.dropPartial(for: item.url) }
         var request = TransferRequest(
-            url: item.url.string, destination: download, priority: item.priority,
+            url: item.url.string, location: download, priority: item.priority,
             headers: cached?.conditionalHeaders ?? [], resume: resume)
         request.observer = observer
         let result = await engine.fetch(request)
@@ -43,7 +61,7 @@ struct AssetPipeline: Sendable {
         if let cached, result.status == 304 {
             // Usually there is no file: a 304 has no body. Looking first spares an
             // unlink that would take tmp/'s lock from the commits renaming out of it.
-            if FileSystem.exists(download) { unlink(download) }
+            if download.directory.status(download.name) != nil { download.directory.unlink(download.name) }
             let ref = cached.revalidated(by: result.headers, at: now)
             if ref.onlyFetchTimeDiffers(from: cached.ref) {
                 // Nothing the next run reads would change: without a freshness
@@ -64,7 +82,7 @@ struct AssetPipeline: Sendable {
             if let resumable = result.resumable {
                 store.savePartial(download, for: item.url, resume: resumable)
             } else {
-                unlink(download)
+                download.directory.unlink(download.name)
             }
             return failed(item, failure, result: result, cached: cached)
         }
@@ -76,11 +94,9 @@ struct AssetPipeline: Sendable {
         }
         switch committed {
         case .success(let path):
-            var record = AssetRecord(
+            return AssetRecord(
                 url: item.url, kind: item.kind, outcome: .downloaded, sha256: result.sha256, bytes: result.bytes,
                 path: path, attempts: result.attempts, failure: nil, finishedMs: elapsedMs())
-            record.transferredBytes = result.bytes - (result.resumedFrom ?? 0)
-            return record
         case .failure(let failure):
             return .failed(item, failure, attempts: result.attempts, finishedMs: elapsedMs())
         }

@@ -1,5 +1,5 @@
 /// Which URLs a run fetches, in which order: deduplicated, session-start and
-/// push-click messages first, then by priority, then manifest order (DESIGN §3).
+/// push-click messages first, then by priority, then manifest order (docs/report.md).
 struct AssetPlan {
     struct Item {
         var url: AssetURL

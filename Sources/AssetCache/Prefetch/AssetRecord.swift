@@ -1,4 +1,4 @@
-/// How one asset fared in a run (DESIGN §5). Raw values are the report's `outcome`.
+/// How one asset fared in a run (docs/report.md). Raw values are the report's `outcome`.
 public enum AssetOutcome: String, Sendable, Codable, CaseIterable {
     case downloaded, revalidated, fresh, cached, stale, failed, skipped
 }
@@ -16,8 +16,6 @@ public struct AssetRecord: Sendable, Equatable {
     public var failure: AssetFailure?
     /// Milliseconds from the start of the run until this asset was usable or failed.
     public var finishedMs: Int
-    /// Body bytes that crossed the network in this run (less than `bytes` after a resume).
-    public var transferredBytes: Int64 = 0
 
     public var state: AssetState {
         if let path { return .available(path: path) }

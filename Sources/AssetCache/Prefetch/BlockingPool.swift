@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Dispatch
 import Synchronization
 
 /// Work that blocks on disk or CPU — decoding, unpacking, fsync — runs on threads
@@ -16,9 +21,7 @@ final class BlockingPool: Sendable {
     init(width: Int, name: String) {
         self.width = max(1, width)
         for index in 0..<self.width {
-            let thread = Thread { [self] in work() }
-            thread.name = "\(name) \(index + 1)"
-            thread.start()
+            DetachedThread.start(name: "\(name) \(index + 1)") { [self] in work() }
         }
     }
 

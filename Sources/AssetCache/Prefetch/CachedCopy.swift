@@ -5,10 +5,18 @@ struct CachedCopy {
 
     init?(store: CacheStore, url: AssetURL) {
         guard let ref = store.readRef(for: url) else { return nil }
-        let path = ref.kind == .archive ? store.treePath(ref.object) : store.objectPath(ref.object)
-        guard FileSystem.exists(path) else { return nil }
+        let present = ref.kind == .archive ? store.hasTree(ref.object) : store.hasObject(ref.object)
+        guard present else { return nil }
         self.ref = ref
-        self.path = path
+        self.path = ref.kind == .archive ? store.treePath(ref.object) : store.objectPath(ref.object)
+    }
+
+    /// The manifest's `integrity` pins other bytes than these. An object is named
+    /// by its SHA-256 (a tree by its ZIP's), so the name says what the bytes are
+    /// without reading them; `verify` checks that names and bytes agree.
+    func integrityFailure(pin: [UInt8]?, url: AssetURL) -> AssetFailure? {
+        guard let pin, CacheStore.hex(pin) != ref.object else { return nil }
+        return .integrityMismatch(of: "the cached copy of \(url)", sha256: ref.object, pin: pin)
     }
 
     /// Within its freshness lifetime (RFC 9111 §4.2): usable with no request at all.
@@ -17,10 +25,12 @@ struct CachedCopy {
         return now >= ref.fetchedAt && now - ref.fetchedAt < maxAge
     }
 
+    /// A ref is read from the cache directory: a validator with a control
+    /// character in it is left out, and the copy revalidated unconditionally.
     var conditionalHeaders: [String] {
         var headers: [String] = []
-        if let etag = ref.etag { headers.append("If-None-Match: \(etag)") }
-        if let lastModified = ref.lastModified { headers.append("If-Modified-Since: \(lastModified)") }
+        if let etag = HeaderRules.validator(ref.etag) { headers.append("If-None-Match: \(etag)") }
+        if let lastModified = HeaderRules.validator(ref.lastModified) { headers.append("If-Modified-Since: \(lastModified)") }
         return headers
     }
 
@@ -35,6 +45,13 @@ struct CachedCopy {
         if let etag = headers.etag { ref.etag = etag }
         if let lastModified = headers.lastModified { ref.lastModified = lastModified }
         return ref
+    }
+}
+
+extension AssetFailure {
+    /// `what` (a download, a cached copy) hashes to `sha256`, not to the pin.
+    static func integrityMismatch(of what: String, sha256: String, pin: [UInt8]) -> AssetFailure {
+        AssetFailure(.integrityMismatch, "SHA-256 of \(what) is \(sha256), the manifest's integrity expects \(CacheStore.hex(pin))")
     }
 }
 

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// Session-start and push-click assets race the user (DESIGN §3), and jumping
+/// Session-start and push-click assets race the user (docs/limits.md), and jumping
 /// the transfer queue is not enough: the other assets' pipelines, started at the
 /// same moment, take the CPU the urgent ones need to arrive, decode and commit.
 /// So the others wait here until every urgent asset is done, or until the head

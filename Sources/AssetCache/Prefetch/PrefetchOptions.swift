@@ -1,6 +1,6 @@
 import Logging
 
-/// Everything a prefetch run can be tuned with (DESIGN §6, §8).
+/// Everything a prefetch run can be tuned with (docs/cli.md, docs/limits.md).
 public struct PrefetchOptions: Sendable {
     public var transfer = TransferLimits()
     public var image = ImageLimits()
@@ -10,6 +10,15 @@ public struct PrefetchOptions: Sendable {
     /// Commits (renames and fsyncs) wait on the disk, not the CPU: this many at
     /// once let the filesystem's journal share each commit among them.
     public var commitWorkers = 16
+    /// Assets in progress at once (waiting for a transfer slot, downloading,
+    /// validating, committing); the next starts as one ends. Enough to keep
+    /// every transfer, validation and commit worker busy, few enough that a
+    /// manifest of 100,000 assets costs no more memory than one of 100.
+    public var pipelineWindow: Int {
+        get { _pipelineWindow ?? 2 * (transfer.concurrency + validationWorkers + commitWorkers) }
+        set { _pipelineWindow = max(1, newValue) }
+    }
+    private var _pipelineWindow: Int?
     /// How long the other assets wait for the session-start and push-click ones
     /// before starting anyway; zero starts everything at once.
     public var urgentHeadStart: Duration = .seconds(1)

@@ -4,7 +4,22 @@
 /// that conformance's order, with "/" left unescaped.
 extension PrefetchReport {
     public func prettyJSON() -> [UInt8] {
-        var json = PrettyJSON()
+        var bytes: [UInt8] = []
+        writePrettyJSON { bytes += $0 }
+        return bytes
+    }
+
+    /// The same text handed to `write` in pieces of about 64 KiB, so that the
+    /// report of a manifest of 100,000 assets is never held whole in memory.
+    public func writePrettyJSON(_ write: ([UInt8]) -> Void) {
+        withoutActuallyEscaping(write) { write in
+            var json = PrettyJSON(flush: write)
+            writeReport(to: &json)
+            json.flushNow()
+        }
+    }
+
+    private func writeReport(to json: inout PrettyJSON) {
         json.object { json in
             json.key("version"); json.string(Self.formatVersion)
             json.key("cache_dir"); json.string(cacheDirectory)
@@ -26,7 +41,6 @@ extension PrefetchReport {
                 json.key("connections"); json.integer(totals.connections)
             }
         }
-        return json.bytes
     }
 }
 
@@ -41,7 +55,7 @@ extension MessageReport {
             json.key("assets")
             json.array(verdict.assets) { json, asset in
                 json.object { json in
-                    json.key("url"); json.string(asset.url.string)
+                    json.key("url"); json.string(asset.url.redacted)
                     json.key("kind"); json.string(asset.kind.rawValue)
                     json.key("path"); json.string(asset.path)
                 }
@@ -53,7 +67,7 @@ extension MessageReport {
 extension AssetRecord {
     fileprivate func write(to json: inout PrettyJSON) {
         json.object { json in
-            json.key("url"); json.string(url.string)
+            json.key("url"); json.string(url.redacted)
             json.key("kind"); json.string(kind.rawValue)
             json.key("outcome"); json.string(outcome.rawValue)
             if let sha256 { json.key("sha256"); json.string(sha256) }
@@ -70,103 +84,5 @@ extension AssetRecord {
                 json.null()
             }
         }
-    }
-}
-
-/// JSON text indented by two spaces, `"key" : value`, as JSONEncoder's
-/// `.prettyPrinted` writes it.
-struct PrettyJSON {
-    private(set) var bytes: [UInt8] = []
-    /// Per open container: whether it has no member yet.
-    private var empty: [Bool] = []
-    private var afterKey = false
-
-    mutating func object(_ members: (inout PrettyJSON) -> Void) {
-        open(UInt8(ascii: "{"))
-        members(&self)
-        close(UInt8(ascii: "}"))
-    }
-
-    mutating func array<S: Sequence>(_ elements: S, _ write: (inout PrettyJSON, S.Element) -> Void) {
-        open(UInt8(ascii: "["))
-        for element in elements {
-            startMember()
-            afterKey = true
-            write(&self, element)
-        }
-        close(UInt8(ascii: "]"))
-    }
-
-    mutating func key(_ name: StaticString) {
-        startMember()
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-        bytes.append(contentsOf: [UInt8(ascii: "\""), 0x20, UInt8(ascii: ":"), 0x20])
-        afterKey = true
-    }
-
-    mutating func string(_ text: String) {
-        value()
-        bytes.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0x08: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
-            case 0x0C: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
-            case ..<0x20:
-                let digits = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: Array("\\u00".utf8))
-                bytes.append(digits[Int(byte >> 4)])
-                bytes.append(digits[Int(byte & 0x0F)])
-            default: bytes.append(byte)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
-    }
-
-    mutating func integer(_ number: some BinaryInteger) {
-        value()
-        bytes.append(contentsOf: Array(String(number).utf8))
-    }
-
-    mutating func null() {
-        value()
-        bytes.append(contentsOf: Array("null".utf8))
-    }
-
-    /// A value stands after a key or as an array element.
-    private mutating func value() {
-        precondition(afterKey, "a JSON value needs a key or an array around it")
-        afterKey = false
-    }
-
-    private mutating func open(_ bracket: UInt8) {
-        if !empty.isEmpty { value() }
-        bytes.append(bracket)
-        empty.append(true)
-    }
-
-    private mutating func close(_ bracket: UInt8) {
-        let wasEmpty = empty.removeLast()
-        if !wasEmpty { newline() }
-        bytes.append(bracket)
-    }
-
-    private mutating func startMember() {
-        if empty[empty.count - 1] {
-            empty[empty.count - 1] = false
-        } else {
-            bytes.append(UInt8(ascii: ","))
-        }
-        newline()
-    }
-
-    private mutating func newline() {
-        bytes.append(0x0A)
-        bytes.append(contentsOf: repeatElement(0x20, count: 2 * empty.count))
     }
 }

@@ -1,4 +1,4 @@
-/// The result of a run, encoded as the JSON report of DESIGN §6.
+/// The result of a run, encoded as the JSON report of docs/report.md.
 public struct PrefetchReport: Sendable, Encodable {
     /// The report format's version, bumped when keys change meaning.
     public static let formatVersion = "1.0.0"
@@ -9,26 +9,41 @@ public struct PrefetchReport: Sendable, Encodable {
     public var assets: [AssetRecord]
     /// The eviction pass that ended the run, if one ran.
     public var garbageCollection: GarbageCollection?
+    /// Every body byte received in the run, failed and partial attempts and error
+    /// pages included: what the run cost the network, not what it stored.
+    public var downloadedBytes: Int64 = 0
     /// Connections opened for the assets' requests; fewer than requests when
     /// keep-alive or HTTP/2 let them share.
     public var connections = 0
 
-    /// Verdicts for every message, in manifest order, from what the run found.
-    init(manifest: Manifest, plan: AssetPlan, records: [AssetURL: AssetRecord], now: Double, cacheDirectory: String, durationMs: Int) {
-        var records = records
+    /// Verdicts for every message, in manifest order, from what the run found:
+    /// `fetched` holds the records of `plan.fetch`, in its order; they become
+    /// `assets`, followed by the skipped ones, without being copied.
+    init(manifest: Manifest, plan: AssetPlan, fetched: consuming [AssetRecord], now: Double, cacheDirectory: String, durationMs: Int) {
+        var assets = fetched
         for (url, kind) in plan.skipped {
-            records[url] = AssetRecord(url: url, kind: kind, outcome: .skipped, attempts: 0, finishedMs: 0)
+            assets.append(AssetRecord(url: url, kind: kind, outcome: .skipped, attempts: 0, finishedMs: 0))
         }
+        var position: [AssetURL: Int] = [:]
+        position.reserveCapacity(assets.count)
+        for index in assets.indices { position[assets[index].url] = index }
         messages = manifest.actions.map { action in
-            let verdict = Readiness.verdict(for: action, at: now) { records[$0]?.state }
+            let verdict = Readiness.verdict(for: action, at: now) { url in position[url].map { assets[$0].state } }
             let readyMs = verdict.status == .ready
-                ? action.message.assets.compactMap { records[$0.url]?.finishedMs }.max() ?? 0
+                ? action.message.assets.compactMap { position[$0.url].map { assets[$0].finishedMs } }.max() ?? 0
                 : nil
             return MessageReport(id: action.id, verdict: verdict, readyMs: readyMs)
         }
-        assets = (plan.fetch.map(\.url) + plan.skipped.map(\.url)).compactMap { records[$0] }
+        self.assets = assets
         self.cacheDirectory = cacheDirectory
         self.durationMs = durationMs
+    }
+
+    /// The same from records looked up by URL; URLs of `plan.fetch` without one are left out.
+    init(manifest: Manifest, plan: AssetPlan, records: [AssetURL: AssetRecord], now: Double, cacheDirectory: String, durationMs: Int) {
+        self.init(
+            manifest: manifest, plan: plan, fetched: plan.fetch.compactMap { records[$0.url] }, now: now,
+            cacheDirectory: cacheDirectory, durationMs: durationMs)
     }
 
     public var totals: Totals {
@@ -39,7 +54,7 @@ public struct PrefetchReport: Sendable, Encodable {
             deferred: messages.count { $0.verdict.status == .deferred },
             expired: messages.count { $0.verdict.status == .expired },
             assets: assets.count,
-            downloadedBytes: assets.reduce(0) { $0 + $1.transferredBytes },
+            downloadedBytes: downloadedBytes,
             connections: connections)
     }
 
@@ -95,7 +110,7 @@ public struct MessageReport: Sendable, Encodable {
         try container.encodeIfPresent(verdict.reason, forKey: .reason)
         try container.encodeIfPresent(verdict.detail, forKey: .detail)
         try container.encodeIfPresent(readyMs, forKey: .readyMs)
-        try container.encode(verdict.assets.map { LocalAsset(url: $0.url.string, kind: $0.kind, path: $0.path) }, forKey: .assets)
+        try container.encode(verdict.assets.map { LocalAsset(url: $0.url.redacted, kind: $0.kind, path: $0.path) }, forKey: .assets)
     }
 }
 
@@ -111,7 +126,7 @@ extension AssetRecord: Encodable {
 
     public func encode(to encoder: Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(url.string, forKey: .url)
+        try container.encode(url.redacted, forKey: .url)
         try container.encode(kind, forKey: .kind)
         try container.encode(outcome, forKey: .outcome)
         try container.encodeIfPresent(sha256, forKey: .sha256)

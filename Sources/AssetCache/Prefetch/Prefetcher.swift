@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Logging
 import Synchronization
 
@@ -47,8 +51,8 @@ public final class Prefetcher: Sendable {
         }
         if let stoppedEarly { engine?.cancelAll(reason: stoppedEarly) }
         let committer = AssetCommit(store: store, options: options, integrity: manifest.integrity, now: now)
-        let validation = BlockingPool(width: options.validationWorkers, name: "AssetCache.validation")
-        let commits = BlockingPool(width: options.commitWorkers, name: "AssetCache.commit")
+        let validation = BlockingPool(width: options.validationWorkers, name: "validation")
+        let commits = BlockingPool(width: options.commitWorkers, name: "commit")
         defer {
             validation.shutdown()
             commits.shutdown()
@@ -64,40 +68,49 @@ public final class Prefetcher: Sendable {
         let ticker = progress.map { reporter in Task { await reporter.tick() } }
         defer { ticker?.cancel() }
 
-        var records: [AssetURL: AssetRecord] = [:]
+        var records = RecordsInPlanOrder(capacity: plan.fetch.count + plan.skipped.count)
         let urgent = plan.fetch.count(where: \.isUrgent)
         let headStart = HeadStart(urgent: options.urgentHeadStart > .zero ? urgent : 0)
         let timer = Task { [limit = options.urgentHeadStart] in
             try? await Task.sleep(for: limit)
             headStart.open()
         }
-        await withTaskGroup(of: AssetRecord.self) { group in
-            for item in plan.fetch {
+        // A bounded window of assets in progress, fed in plan order (which is
+        // priority order): memory follows the concurrency, not the manifest.
+        await withTaskGroup(of: (Int, AssetRecord).self) { group in
+            var next = plan.fetch.enumerated().makeIterator()
+            func startNext() {
+                guard let (position, item) = next.next() else { return }
                 group.addTask {
-                    if let engineFailure { return .failed(item, engineFailure, attempts: 0, finishedMs: pipeline.elapsedMs()) }
+                    if let engineFailure {
+                        return (position, .failed(item, engineFailure, attempts: 0, finishedMs: pipeline.elapsedMs()))
+                    }
                     guard item.isUrgent else {
                         await headStart.wait()
-                        return await pipeline.process(item)
+                        return (position, await pipeline.process(item))
                     }
                     let record = await pipeline.process(item)
                     headStart.urgentFinished()
-                    return record
+                    return (position, record)
                 }
             }
-            for await record in group {
-                records[record.url] = record
+            for _ in 0..<options.pipelineWindow { startNext() }
+            while let (position, record) = await group.next() {
                 Self.log(record, to: logger)
                 progress?.finished(record)
+                records.append(record, position: position)
+                startNext()
             }
         }
         ticker?.cancel()
         timer.cancel()
-        if records.values.contains(where: { $0.outcome == .revalidated }) {
+        if records.contains(where: { $0.outcome == .revalidated }) {
             try store.syncRefs()
         }
         var report = PrefetchReport(
-            manifest: manifest, plan: plan, records: records, now: now, cacheDirectory: store.root,
+            manifest: manifest, plan: plan, fetched: records.ordered(), now: now, cacheDirectory: store.root,
             durationMs: pipeline.elapsedMs())
+        report.downloadedBytes = observer.receivedBytes
         report.connections = engine?.connectionsOpened ?? 0
         report.garbageCollection = try remember(report, plan: plan)
         return report
@@ -108,7 +121,7 @@ public final class Prefetcher: Sendable {
     private func remember(_ report: PrefetchReport, plan: AssetPlan) throws(StoreError) -> GarbageCollection {
         var state = store.readState()
         if let budget = options.budget { state.budget = budget }
-        let needed = plan.fetch.map { FileSystem.lastComponent(store.refPath(for: $0.url)) }
+        let needed = plan.fetch.map { store.refName(for: $0.url) }
         let inUse = Set(report.assets.compactMap { $0.path == nil ? nil : $0.sha256 })
         let collection = store.collectGarbage(budget: state.budget, neededRefs: Set(needed), neededObjects: inUse)
         collection.log(to: options.logger)
@@ -167,19 +180,24 @@ public enum Planner {
         let started = ContinuousClock.now
         let now = now ?? Date().timeIntervalSince1970
         let plan = AssetPlan(manifest: manifest, now: now)
-        var records: [AssetURL: AssetRecord] = [:]
+        var records: [AssetRecord] = []
+        records.reserveCapacity(plan.fetch.count + plan.skipped.count)
         for item in plan.fetch {
             if let store, let copy = CachedCopy(store: store, url: item.url) {
-                records[item.url] = AssetRecord(
+                if let failure = copy.integrityFailure(pin: manifest.integrity[item.url], url: item.url) {
+                    records.append(.failed(item, failure, attempts: 0, finishedMs: 0))
+                    continue
+                }
+                records.append(AssetRecord(
                     url: item.url, kind: item.kind, outcome: .cached, sha256: copy.ref.object, bytes: copy.ref.bytes,
-                    path: copy.path, attempts: 0, failure: nil, finishedMs: 0)
+                    path: copy.path, attempts: 0, failure: nil, finishedMs: 0))
             } else {
-                records[item.url] = .failed(item, AssetFailure(.offlineMiss, "\(item.url) is not in the cache"), attempts: 0, finishedMs: 0)
+                records.append(.failed(item, AssetFailure(.offlineMiss, "\(item.url) is not in the cache"), attempts: 0, finishedMs: 0))
             }
         }
         let elapsed = ContinuousClock.now - started
         return PrefetchReport(
-            manifest: manifest, plan: plan, records: records, now: now, cacheDirectory: cacheDirectory,
+            manifest: manifest, plan: plan, fetched: records, now: now, cacheDirectory: cacheDirectory,
             durationMs: Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000))
     }
 }

@@ -1,6 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
-import Glibc
-import Logging
+#endif
 
 /// A remote manifest or its signature as this run will use it: the cached
 /// copy while fresh, else what a (conditional) GET brought. Nothing is
@@ -10,23 +12,19 @@ struct RemoteDocument {
     enum Source {
         case fresh(CachedCopy)
         case revalidated(CachedCopy, ResponseHeaders)
-        case downloaded(path: String, TransferResult)
+        case downloaded(FileLocation, TransferResult)
     }
 
     let url: AssetURL
     let source: Source
 
-    /// The file holding its bytes.
-    var path: String {
-        switch source {
-        case .fresh(let cached), .revalidated(let cached, _): cached.path
-        case .downloaded(let path, _): path
+    /// Its bytes (a manifest's at most); nil when they cannot be read.
+    func contents(in store: CacheStore) -> Data? {
+        let bytes = switch source {
+        case .fresh(let cached), .revalidated(let cached, _): store.objectContents(cached.ref.object)
+        case .downloaded(let location, _): location.directory.contents(of: location.name, limit: Manifest.maxSize)
         }
-    }
-
-    /// Its bytes; nil when the file cannot be read.
-    func contents() -> Data? {
-        FileManager.default.contents(atPath: path)
+        return bytes.map { Data($0) }
     }
 
     /// Stores what the request brought: a 304's new freshness, or a new object and ref.
@@ -36,104 +34,13 @@ struct RemoteDocument {
             return
         case .revalidated(let cached, let headers):
             try store.writeRef(cached.revalidated(by: headers, at: now), for: url)
-        case .downloaded(let path, let result):
-            _ = try store.commitObject(from: path, sha256: result.sha256)
+        case .downloaded(let location, let result):
+            _ = try store.commitObject(from: location, sha256: result.sha256)
             let freshness = Freshness(headers: result.headers, receivedAt: now)
             let ref = AssetRef(
                 url: url.string, object: result.sha256, etag: result.headers.etag, lastModified: result.headers.lastModified,
                 fetchedAt: now, maxAge: freshness.lifetime, bytes: result.bytes, kind: .file)
             if freshness.mayStore { try store.writeRef(ref, for: url) }
         }
-    }
-}
-
-/// Fetches the manifest and its signature through one transfer engine, made
-/// only if some request is needed. The operator's `--header` values go to
-/// the manifest's own origin only: redirects are followed here, not by
-/// libcurl, which would send custom headers to any host it is sent to.
-final class RemoteDocumentFetcher {
-    private let store: CacheStore
-    private let limits: TransferLimits
-    private let headers: [String]
-    private let origin: String
-    private let logger: Logger
-    private var engine: TransferEngine?
-    private var downloads: [String] = []
-
-    private static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
-
-    init(store: CacheStore, limits: TransferLimits, headers: [String], origin: AssetURL, logger: Logger) {
-        self.store = store
-        var limits = limits
-        limits.maxAssetSize = Int64(Manifest.maxSize)
-        self.limits = limits
-        self.headers = headers
-        self.origin = Transfer.hostKey(of: origin.string)
-        self.logger = logger
-    }
-
-    /// Stops the engine and removes downloads that were not committed.
-    func close() {
-        engine?.shutdown()
-        for path in downloads { unlink(path) }
-    }
-
-    /// The copy to use; throws the transfer's failure message when there is none.
-    func resolve(_ url: AssetURL, now: Double) async throws(RemoteFailureMessage) -> RemoteDocument {
-        let cached = CachedCopy(store: store, url: url)
-        if let cached, cached.isFresh(at: now) {
-            return RemoteDocument(url: url, source: .fresh(cached))
-        }
-        let download = store.temporaryPath("manifest")
-        downloads.append(download)
-        let result = try await fetch(url, into: download, conditional: cached?.conditionalHeaders ?? [])
-        if let cached, result.status == 304 {
-            return RemoteDocument(url: url, source: .revalidated(cached, result.headers))
-        }
-        if let failure = result.failure { throw RemoteFailureMessage(failure.message) }
-        return RemoteDocument(url: url, source: .downloaded(path: download, result))
-    }
-
-    private func fetch(_ url: AssetURL, into download: String, conditional: [String]) async throws(RemoteFailureMessage) -> TransferResult {
-        if engine == nil {
-            do {
-                engine = try TransferEngine(limits: limits)
-            } catch {
-                throw RemoteFailureMessage("\(error)")
-            }
-        }
-        var current = url
-        var redirects = 0
-        while true {
-            let sameOrigin = Transfer.hostKey(of: current.string) == origin
-            var request = TransferRequest(url: current.string, destination: download, headers: conditional + (sameOrigin ? headers : []))
-            request.followsRedirects = false
-            let result = await engine!.fetch(request)
-            guard Self.redirectStatuses.contains(result.status), let location = result.headers["location"] else {
-                return result
-            }
-            guard redirects < limits.maxRedirects else {
-                throw RemoteFailureMessage("more than \(limits.maxRedirects) redirects from \(url)")
-            }
-            guard let target = URL(string: location, relativeTo: URL(string: current.string))?.absoluteString,
-                  let next = try? AssetURL(parsing: target)
-            else {
-                throw RemoteFailureMessage("\(current) redirects to '\(location)', which is not an http or https URL")
-            }
-            if !headers.isEmpty, Transfer.hostKey(of: next.string) != origin {
-                logger.debug("\(current) redirects to \(next): the --header values are not sent there (another origin than the manifest's)")
-            }
-            current = next
-            redirects += 1
-        }
-    }
-}
-
-/// Why a remote document could not be had, as one line.
-struct RemoteFailureMessage: Error {
-    var message: String
-
-    init(_ message: String) {
-        self.message = message
     }
 }

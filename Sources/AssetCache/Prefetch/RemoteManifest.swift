@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
 import Logging
 
 /// A manifest served over http(s), as cron jobs use it: fetched through the same
@@ -49,7 +54,7 @@ public enum RemoteManifest {
         } catch {
             throw .unavailable(error.message)
         }
-        let data = manifest.contents() ?? Data()
+        let data = manifest.contents(in: store) ?? Data()
         var signature: RemoteDocument?
         if let trustedKeys {
             let signatureURL = signatureURL(of: url)
@@ -59,7 +64,7 @@ public enum RemoteManifest {
                 throw .signatureUnavailable(url: signatureURL.string, reason: error.message)
             }
             do {
-                try trustedKeys.verify(data, signature: signature?.contents(), name: signatureURL.string)
+                try trustedKeys.verify(data, signature: signature?.contents(in: store), name: signatureURL.string)
             } catch {
                 throw .refused(error)
             }

@@ -1,4 +1,4 @@
-/// A message's verdict (DESIGN §5). Raw values are the report's `status` strings.
+/// A message's verdict (docs/report.md). Raw values are the report's `status` strings.
 public enum MessageStatus: String, Sendable, Codable {
     case ready, discarded, deferred, expired
 }

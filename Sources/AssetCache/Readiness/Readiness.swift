@@ -1,8 +1,8 @@
 /// The discard rule: given what the cache holds, is a message ready, and if not,
-/// why (DESIGN §5). Pure, so that `run`, `plan` and the delivery engine at display
+/// why (docs/report.md). Pure, so that `run`, `plan` and the delivery engine at display
 /// time all decide the same way.
 public enum Readiness {
-    /// The checks, in the order DESIGN §5 fixes: unsupported type, expired,
+    /// The checks, in the order docs/report.md gives: unsupported type, expired,
     /// structurally unshowable, deferred, asset failures, ready.
     public static func verdict(
         for action: TriggeredAction,

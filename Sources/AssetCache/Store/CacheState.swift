@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `state.json`: what a cache remembers between runs — the budget given to the last
 /// `run --budget`, and a summary of the last run for `status`.
@@ -36,11 +40,9 @@ public struct CacheState: Sendable, Codable, Equatable {
 }
 
 extension CacheStore {
-    var statePath: String { "\(root)/state.json" }
-
     public func readState() -> CacheState {
-        guard let data = FileManager.default.contents(atPath: statePath),
-              let state = try? JSONDecoder().decode(CacheState.self, from: data) else { return CacheState() }
+        guard let bytes = directory.contents(of: "state.json"),
+              let state = try? JSONDecoder().decode(CacheState.self, from: Data(bytes)) else { return CacheState() }
         return state
     }
 
@@ -48,7 +50,8 @@ extension CacheStore {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         do {
-            try FileSystem.writeAtomically(Array(try encoder.encode(state)), to: statePath, tempDirectory: tmpDirectory)
+            try FileSystem.writeAtomically(
+                Array(try encoder.encode(state)), to: directory, as: "state.json", temporary: tmp, mode: Self.privateFileMode)
         } catch let error as FileSystem.Failure {
             throw .io(error.description)
         } catch {

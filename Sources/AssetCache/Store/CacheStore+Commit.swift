@@ -1,55 +1,70 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Glibc
 
 extension CacheStore {
     /// Moves a finished download into `objects/`. Identical bytes already stored
     /// under another URL are kept and the new copy dropped: one object per content.
-    package func commitObject(from temporary: String, sha256: String) throws(StoreError) -> String {
-        let destination = objectPath(sha256)
-        do {
-            if FileSystem.exists(destination) {
-                unlink(temporary)
+    package func commitObject(from temporary: FileLocation, sha256: String) throws(StoreError) -> String {
+        do throws(FileSystem.Failure) {
+            let shard = try makeShard(of: sha256, in: objects)
+            noteLink(sha256, in: shard, where: "an object")
+            if shard.isFile(sha256) {
+                temporary.directory.unlink(temporary.name)
                 // Another commit may have renamed it a moment ago and not synced
                 // the shard yet: it must be durable before a ref names it.
-                try FileSystem.fsync(path: FileSystem.parent(of: destination), directory: true)
-                return destination
+                try shard.sync()
+                return objectPath(sha256)
             }
-            try FileSystem.fsync(path: temporary)
-            try FileSystem.chmod(temporary, 0o444)
-            try moveIntoShard(temporary, destination)
+            // Synced and made read-only through its own descriptor: the mode
+            // lands on this file, wherever its name may point by now.
+            let fd = try temporary.directory.openFile(temporary.name, O_RDONLY)
+            defer { close(fd) }
+            guard fsync(fd) == 0 else { throw FileSystem.Failure(operation: "fsync", path: temporary.path, code: errno) }
+            guard fchmod(fd, 0o444) == 0 else { throw FileSystem.Failure(operation: "chmod", path: temporary.path, code: errno) }
+            try moveIntoShard(temporary, shard, as: sha256)
         } catch {
             throw .io(error.description)
         }
-        return destination
+        return objectPath(sha256)
     }
 
     /// Moves a fully unpacked tree into `trees/`; its presence there means complete.
-    package func commitTree(from temporary: String, sha256: String) throws(StoreError) -> String {
-        let destination = treePath(sha256)
-        do {
-            if !FileSystem.exists(destination) {
-                try syncTree(temporary)
-                do {
-                    try moveIntoShard(temporary, destination)
-                    return destination
-                } catch where (error.code == ENOTEMPTY || error.code == EEXIST) && FileSystem.isDirectory(destination) {
+    /// A tree that is not committed is removed whole, at any depth.
+    package func commitTree(from temporary: FileLocation, sha256: String) throws(StoreError) -> String {
+        do throws(FileSystem.Failure) {
+            let shard = try makeShard(of: sha256, in: trees)
+            if let info = shard.status(sha256), info.st_mode & S_IFMT != S_IFDIR {
+                logger.warning("removed \(shard.path(of: sha256)): not a directory where the cache keeps a tree; it was not followed")
+                shard.unlink(sha256)
+            }
+            if !shard.isDirectory(sha256) {
+                try temporary.directory.openDirectory(temporary.name).syncTree()
+                do throws(FileSystem.Failure) {
+                    try moveIntoShard(temporary, shard, as: sha256)
+                    return treePath(sha256)
+                } catch where (error.code == ENOTEMPTY || error.code == EEXIST) && shard.isDirectory(sha256) {
                     // The same ZIP under another URL was committed at the same moment.
                 }
             }
-            FileSystem.remove(temporary)
+            try temporary.directory.remove(temporary.name)
             // As for objects: durable before a ref names it, whoever renamed it.
-            try FileSystem.fsync(path: FileSystem.parent(of: destination), directory: true)
+            try shard.sync()
         } catch {
+            try? temporary.directory.remove(temporary.name)
             throw .io(error.description)
         }
-        return destination
+        return treePath(sha256)
     }
 
     /// Written last: once a ref names an object, the object is already durable.
     package func writeRef(_ ref: AssetRef, for url: AssetURL) throws(StoreError) {
         let bytes = try encode(ref, for: url)
         do throws(FileSystem.Failure) {
-            try FileSystem.writeAtomically(bytes, to: refPath(for: url), tempDirectory: tmpDirectory)
+            try FileSystem.writeAtomically(bytes, to: refs, as: refName(for: url), temporary: tmp, mode: Self.privateFileMode)
         } catch {
             throw .io(error.description)
         }
@@ -62,8 +77,8 @@ extension CacheStore {
     func replaceRef(_ ref: AssetRef, for url: AssetURL) throws(StoreError) {
         let bytes = try encode(ref, for: url)
         do throws(FileSystem.Failure) {
-            let temporary = try FileSystem.writeTemporary(bytes, in: tmpDirectory)
-            try FileSystem.rename(temporary, to: refPath(for: url))
+            let temporary = try FileSystem.writeTemporary(bytes, in: tmp, mode: Self.privateFileMode)
+            try tmp.rename(temporary, to: refs, as: refName(for: url))
         } catch {
             throw .io(error.description)
         }
@@ -72,7 +87,7 @@ extension CacheStore {
     /// Makes the renames of ``replaceRef(_:for:)`` durable.
     func syncRefs() throws(StoreError) {
         do throws(FileSystem.Failure) {
-            try FileSystem.fsync(path: refsDirectory, directory: true)
+            try refs.sync()
         } catch {
             throw .io(error.description)
         }
@@ -89,8 +104,16 @@ extension CacheStore {
     }
 
     package func readRef(for url: AssetURL) -> AssetRef? {
-        guard let data = FileManager.default.contents(atPath: refPath(for: url)) else { return nil }
-        return try? JSONDecoder().decode(AssetRef.self, from: data)
+        readRef(named: refName(for: url))
+    }
+
+    /// A ref read without following a link; nil when absent or unreadable.
+    func readRef(named name: String) -> AssetRef? {
+        guard let bytes = refs.contents(of: name) else {
+            noteLink(name, in: refs, where: "a ref")
+            return nil
+        }
+        return try? JSONDecoder().decode(AssetRef.self, from: Data(bytes))
     }
 
     /// The rename is the commit; syncing the shard makes it survive power loss.
@@ -100,22 +123,9 @@ extension CacheStore {
     /// run many at once on the commit pool, which was enough. Batching them with
     /// syncfs(2) was tried and dropped: it writes every dirty page of the
     /// filesystem, so each asset waited for all the downloads still arriving.
-    private func moveIntoShard(_ temporary: String, _ destination: String) throws(FileSystem.Failure) {
-        let shard = FileSystem.parent(of: destination)
-        try FileSystem.makeDirectory(shard)
-        try FileSystem.rename(temporary, to: destination)
-        try FileSystem.fsync(path: shard, directory: true)
-    }
-
-    /// Every file and directory of a tree is synced before the tree is renamed into
-    /// place, so a tree in `trees/` survives power loss whole.
-    private func syncTree(_ path: String) throws(FileSystem.Failure) {
-        if FileSystem.isDirectory(path) {
-            for name in FileSystem.entries(path) { try syncTree("\(path)/\(name)") }
-            try FileSystem.fsync(path: path, directory: true)
-        } else {
-            try FileSystem.fsync(path: path)
-        }
+    private func moveIntoShard(_ temporary: FileLocation, _ shard: Directory, as name: String) throws(FileSystem.Failure) {
+        try temporary.directory.rename(temporary.name, to: shard, as: name)
+        try shard.sync()
     }
 }
 
@@ -123,11 +133,11 @@ extension CacheStore {
     /// The ref's mtime is the LRU clock (as in Bazel's disk cache): a run touches
     /// every ref it uses.
     package func touchRef(for url: AssetURL) {
-        _ = utimensat(AT_FDCWD, refPath(for: url), nil, 0)
+        refs.touch(refName(for: url))
     }
 
     /// The server said the asset is gone; its object stays until `gc` sweeps it.
     package func dropRef(for url: AssetURL) {
-        unlink(refPath(for: url))
+        refs.unlink(refName(for: url))
     }
 }

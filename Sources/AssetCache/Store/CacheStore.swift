@@ -1,137 +1,163 @@
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Glibc
+import Logging
 
-/// The content-addressed cache on disk (DESIGN §7). The layout is the documentation:
+/// The content-addressed cache on disk (docs/cache-format.md). The layout is the documentation:
 ///
 ///     FORMAT                      "asset-cache 1"
 ///     lock                        flock(2) target for writers
 ///     objects/ab/<sha256>         immutable blobs, mode 0444
 ///     trees/ab/<sha256>/…         unpacked ZIPs, keyed by the ZIP's sha256
-///     refs/<sha256(url)>.json     url → object, validators
-///     tmp/                        in-flight downloads and half-unpacked trees
+///     refs/<sha256(url)>.json     url → object, validators (0640 in a 0750 folder: URLs may hold credentials)
+///     tmp/                        in-flight downloads and half-unpacked trees (0750, as refs/)
 ///
 /// Everything is written in `tmp/`, synced, then renamed into place, and an object
 /// or tree is durable before the ref that names it, so readers never see a partial
 /// file and a crash leaves either nothing or a complete entry.
+///
+/// The root and its four directories are opened once, checked (`DirectoryTrust`)
+/// and then used only through their descriptors (`Directory`): nothing below the
+/// root is named by a path again, and no link inside the cache is followed.
 public final class CacheStore: Sendable {
     package static let formatLine = "asset-cache 1"
+    /// Refs and `state.json` name URLs, which may carry credentials: not for everyone.
+    static let privateFileMode: mode_t = 0o640
 
     public let root: String
+    package let directory: Directory
+    package let objects: Directory
+    package let trees: Directory
+    package let refs: Directory
+    package let tmp: Directory
     private let lockDescriptor: Int32?
+    /// Told of what the store repairs on its own, such as a link removed where
+    /// the cache keeps a directory.
+    package let logger: Logger
+    /// Libraries using swift-log are silent unless given a logger.
+    public static let silentLogger = Logger(label: "AssetCache", factory: { _ in SwiftLogNoOpLogHandler() })
 
-    private init(root: String, lockDescriptor: Int32?) {
-        self.root = root
+    init(directory: Directory, objects: Directory, trees: Directory, refs: Directory, tmp: Directory, lockDescriptor: Int32?, logger: Logger) {
+        root = directory.path
+        self.directory = directory
+        self.objects = objects
+        self.trees = trees
+        self.refs = refs
+        self.tmp = tmp
         self.lockDescriptor = lockDescriptor
+        self.logger = logger
     }
 
     deinit {
         if let lockDescriptor { close(lockDescriptor) }
     }
 
-    package var objectsDirectory: String { "\(root)/objects" }
-    package var treesDirectory: String { "\(root)/trees" }
-    package var refsDirectory: String { "\(root)/refs" }
-    package var tmpDirectory: String { "\(root)/tmp" }
+    package var objectsDirectory: String { objects.path }
+    package var treesDirectory: String { trees.path }
+    package var refsDirectory: String { refs.path }
+    package var tmpDirectory: String { tmp.path }
 
     package func objectPath(_ sha256: String) -> String { "\(objectsDirectory)/\(sha256.prefix(2))/\(sha256)" }
     package func treePath(_ sha256: String) -> String { "\(treesDirectory)/\(sha256.prefix(2))/\(sha256)" }
-    package func refPath(for url: AssetURL) -> String { "\(refsDirectory)/\(Self.hex(SHA256.hash(data: Data(url.string.utf8)))).json" }
+    /// `<sha256(url)>.json`, the ref's name in `refs/`.
+    package func refName(for url: AssetURL) -> String { "\(Self.hex(SHA256.hash(data: Data(url.string.utf8)))).json" }
+    package func refPath(for url: AssetURL) -> String { refs.path(of: refName(for: url)) }
 
-    /// Opens the cache for a writer: creates it if absent or empty, refuses a folder
-    /// it did not make, takes the writer lock and sweeps `tmp/`.
-    /// With `wait`, a locked cache is retried until that many seconds have passed.
-    public static func openForWriting(at root: String, wait: Double = 0) throws(StoreError) -> CacheStore {
-        try checkOwnership(root, creating: true)
-        // `lock` first: a second writer starting on the same new directory then sees
-        // a folder holding `lock`, which it accepts, never a half-made foreign one.
-        let lockPath = "\(root)/lock"
-        let fd = open(lockPath, O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw .io(FileSystem.Failure(operation: "open", path: lockPath, code: errno).description) }
-        let deadline = ContinuousClock.now + .milliseconds(Int64(max(0, wait) * 1000))
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            let code = errno
-            // flock(2) has no timeout; a short poll keeps --wait bounded.
-            if code == EWOULDBLOCK && ContinuousClock.now < deadline {
-                usleep(50_000)
-                continue
-            }
-            close(fd)
-            if code == EWOULDBLOCK { throw .locked(path: root) }
-            throw .io(FileSystem.Failure(operation: "flock", path: lockPath, code: code).description)
+    /// A fresh name under `tmp/` for one download or tree.
+    package func temporaryFile(_ label: String) -> FileLocation {
+        FileLocation(tmp, "\(label)-\(UInt64.random(in: 0...UInt64.max))")
+    }
+
+    /// The shard (`objects/ab`, `trees/ab`) holding `sha256`, if it is there, is a
+    /// directory (a link is not) and passes ``DirectoryTrust``.
+    func shard(of sha256: String, in parent: Directory) -> Directory? {
+        let name = String(sha256.prefix(2))
+        guard let shard = try? parent.openDirectory(name) else {
+            noteLink(name, in: parent, where: "a directory")
+            return nil
         }
-        let store = CacheStore(root: root, lockDescriptor: fd)
+        if let problem = DirectoryTrust.problem(with: shard, writer: lockDescriptor != nil) {
+            logger.warning("ignored \(shard.path): \(problem)")
+            return nil
+        }
+        return shard
+    }
+
+    /// Tells of a link met where the cache keeps `what`: it is never followed,
+    /// and a writer replaces it as itself.
+    func noteLink(_ name: String, in directory: Directory, where what: String) {
+        if let info = directory.status(name), info.st_mode & S_IFMT == S_IFLNK {
+            logger.warning("ignored \(directory.path(of: name)): a symbolic link where the cache keeps \(what); it was not followed")
+        }
+    }
+
+    /// The same, made when absent; for writers.
+    func makeShard(of sha256: String, in parent: Directory) throws(FileSystem.Failure) -> Directory {
+        try Self.ensureDirectory(String(sha256.prefix(2)), in: parent, logger: logger)
+    }
+
+    /// A directory the cache keeps, made if absent (0755, or 0750 when `private`:
+    /// `refs/` and `tmp/` hold URLs, which may carry credentials). A link or a
+    /// file in its place is removed as itself (never followed) and logged; a
+    /// directory others could write into fails with the fix; a private one that
+    /// others could read, made before it was private, is closed to them.
+    static func ensureDirectory(
+        _ name: String, in parent: Directory, private: Bool = false, logger: Logger
+    ) throws(FileSystem.Failure) -> Directory {
+        let mode: mode_t = `private` ? 0o750 : 0o755
+        let directory: Directory
         do {
-            let formatPath = "\(root)/FORMAT"
-            if !FileSystem.exists(formatPath) {
-                try FileSystem.writeAtomically(Array("\(formatLine)\n".utf8), to: formatPath, tempDirectory: root)
-            }
-            for directory in [store.objectsDirectory, store.treesDirectory, store.refsDirectory, store.tmpDirectory] {
-                try FileSystem.makeDirectory(directory)
-            }
-        } catch {
-            throw .io(error.description)
+            directory = try parent.makeDirectory(name, mode: mode)
+        } catch where error.code == ELOOP || error.code == ENOTDIR {
+            logger.warning("removed \(parent.path(of: name)): a \(parent.kind(of: name)) where the cache keeps a directory; it was not followed")
+            parent.unlink(name)
+            directory = try parent.makeDirectory(name, mode: mode)
         }
-        try checkFormat(root)
-        store.sweepTemporaryFiles()
-        return store
-    }
-
-    /// Opens the cache for a reader: no lock, no writes. nil when there is no cache yet.
-    public static func openForReading(at root: String) throws(StoreError) -> CacheStore? {
-        guard FileSystem.exists(root) else { return nil }
-        try checkOwnership(root, creating: false)
-        guard FileSystem.exists("\(root)/FORMAT") else { return nil }
-        try checkFormat(root)
-        return CacheStore(root: root, lockDescriptor: nil)
-    }
-
-    private static func checkOwnership(_ root: String, creating: Bool) throws(StoreError) {
-        if !FileSystem.exists(root) {
-            guard creating else { return }
-            do {
-                try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-            } catch {
-                throw .io("cannot create \(root): \(error.localizedDescription)")
-            }
+        if let problem = DirectoryTrust.problem(with: directory, writer: true) {
+            throw FileSystem.Failure(operation: "use", path: directory.path, code: EPERM, reason: problem)
         }
-        guard FileSystem.isDirectory(root) else { throw .refused(path: root, reason: "it is not a directory") }
-        let names = FileSystem.entries(root)
-        if !names.isEmpty && !names.contains("FORMAT") && !names.contains("lock") {
-            throw .refused(path: root, reason: "it is not empty and holds no FORMAT or lock file, so it is not a prefetch cache")
+        if `private`, let info = directory.status(), info.st_mode & 0o007 != 0 {
+            try directory.setMode(info.st_mode & 0o7770)
         }
+        return directory
     }
 
-    private static func checkFormat(_ root: String) throws(StoreError) {
-        guard let data = FileManager.default.contents(atPath: "\(root)/FORMAT") else { return }
-        let line = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard line == formatLine else {
-            throw .refused(path: root, reason: "its FORMAT says '\(line)', this tool reads '\(formatLine)'")
-        }
-    }
-
-    /// A fresh path under `tmp/` for one download or tree.
-    package func temporaryPath(_ label: String) -> String {
-        "\(tmpDirectory)/\(label)-\(UInt64.random(in: 0...UInt64.max))"
-    }
-
-    /// Leftovers of runs that died; only a writer holding the lock may call this.
+    /// Leftovers of runs that died, at any depth; only a writer holding the lock
+    /// may call this. Links among them are removed as themselves.
     func sweepTemporaryFiles(now: Double = Date().timeIntervalSince1970) {
-        for name in FileSystem.entries(tmpDirectory) where name != "partial" {
-            FileSystem.remove("\(tmpDirectory)/\(name)")
+        for name in tmp.entries() where name != "partial" {
+            removeLeftover(name, in: tmp)
+        }
+        guard let info = tmp.status("partial") else { return }
+        guard info.st_mode & S_IFMT == S_IFDIR, let partials = try? tmp.openDirectory("partial") else {
+            removeLeftover("partial", in: tmp)
+            return
         }
         // Partial downloads are kept for resume, but not forever.
-        let partials = "\(tmpDirectory)/partial"
-        for name in FileSystem.entries(partials) {
-            let path = "\(partials)/\(name)"
-            if let modified = FileSystem.modificationTime(path), now - modified > 24 * 60 * 60 {
-                FileSystem.remove(path)
+        for name in partials.entries() {
+            if let info = partials.status(name), now - Double(info.st_mtim.tv_sec) > 24 * 60 * 60 {
+                removeLeftover(name, in: partials)
             }
+        }
+    }
+
+    private func removeLeftover(_ name: String, in directory: Directory) {
+        if let info = directory.status(name), info.st_mode & S_IFMT == S_IFLNK {
+            logger.warning("removed the symbolic link \(directory.path(of: name)); the cache never follows one")
+        }
+        do {
+            try directory.remove(name)
+        } catch {
+            logger.warning("could not remove \(directory.path(of: name)): \(error)")
         }
     }
 
     /// Lower-case hex. By table rather than String(format:), which costs a
-    /// Foundation formatter per byte: refPath(for:) runs several times per asset.
+    /// Foundation formatter per byte: refName(for:) runs several times per asset.
     static func hex<D: Sequence>(_ digest: D) -> String where D.Element == UInt8 {
         var text: [UInt8] = []
         text.reserveCapacity(64)

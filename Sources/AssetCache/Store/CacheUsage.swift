@@ -1,7 +1,8 @@
 import Glibc
 
 /// What the cache holds, as `status` reports it and eviction counts it: the budget
-/// covers objects and trees.
+/// covers objects and trees; `tmp/` (downloads in flight, interrupted ones kept
+/// for resume, leftovers a writer sweeps) is counted apart.
 public struct CacheUsage: Sendable, Equatable {
     public init() {}
 
@@ -10,6 +11,7 @@ public struct CacheUsage: Sendable, Equatable {
     public var trees = 0
     public var treeBytes: Int64 = 0
     public var refs = 0
+    public var temporaryBytes: Int64 = 0
 
     public var bytes: Int64 { objectBytes + treeBytes }
 }
@@ -17,43 +19,73 @@ public struct CacheUsage: Sendable, Equatable {
 extension CacheStore {
     public func usage() -> CacheUsage {
         var usage = CacheUsage()
-        for sha in objectNames() {
+        for (_, bytes) in objectSizes() {
             usage.objects += 1
-            usage.objectBytes += FileSystem.size(objectPath(sha)) ?? 0
+            usage.objectBytes += bytes
         }
         for sha in treeNames() {
             usage.trees += 1
-            usage.treeBytes += FileSystem.treeSize(treePath(sha))
+            usage.treeBytes += treeSize(sha)
         }
         usage.refs = refNames().count
+        usage.temporaryBytes = tmp.treeSize()
         return usage
     }
 
-    /// Names of `objects/ab/<sha>` files, i.e. the SHA-256 of each.
-    func objectNames() -> [String] { shardedNames(objectsDirectory) }
-    func treeNames() -> [String] { shardedNames(treesDirectory) }
+    /// Names of `objects/ab/<sha>` entries, i.e. the SHA-256 of each.
+    func objectNames() -> [String] { shardedNames(objects) }
+    func treeNames() -> [String] { shardedNames(trees) }
 
-    /// `refs/<sha256(url)>.json` file names.
+    /// `refs/<sha256(url)>.json` names.
     func refNames() -> [String] {
-        FileSystem.entries(refsDirectory).filter { $0.hasSuffix(".json") }
+        refs.entries().filter { $0.hasSuffix(".json") }
     }
 
-    private func shardedNames(_ directory: String) -> [String] {
-        FileSystem.entries(directory).flatMap { shard in
-            FileSystem.entries("\(directory)/\(shard)").filter { $0.count == 64 && $0.hasPrefix(shard) }
+    /// Every object's size, each shard opened once; entries that are not regular
+    /// files count 0 (``verify`` names them).
+    func objectSizes() -> [String: Int64] {
+        var sizes: [String: Int64] = [:]
+        for name in objects.entries() where name.utf8.count == 2 {
+            guard let shard = shard(of: name, in: objects) else { continue }
+            for sha in shard.entries() where sha.count == 64 && sha.hasPrefix(name) {
+                let info = shard.status(sha)
+                sizes[sha] = info.map { $0.st_mode & S_IFMT == S_IFREG ? Int64($0.st_size) : 0 } ?? 0
+            }
+        }
+        return sizes
+    }
+
+    /// Bytes of a stored object; nil when it is not a regular file.
+    func objectSize(_ sha256: String) -> Int64? {
+        guard let info = shard(of: sha256, in: objects)?.status(sha256), info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return Int64(info.st_size)
+    }
+
+    /// Bytes of the files of an unpacked tree, at any depth.
+    func treeSize(_ sha256: String) -> Int64 {
+        (try? shard(of: sha256, in: trees)?.openDirectory(sha256))?.treeSize() ?? 0
+    }
+
+    func hasObject(_ sha256: String) -> Bool { has(sha256, in: objects, where: "an object") { $0.isFile(sha256) } }
+    func hasTree(_ sha256: String) -> Bool { has(sha256, in: trees, where: "a tree") { $0.isDirectory(sha256) } }
+
+    private func has(_ sha256: String, in parent: Directory, where what: String, _ present: (Directory) -> Bool) -> Bool {
+        guard let shard = shard(of: sha256, in: parent) else { return false }
+        if present(shard) { return true }
+        noteLink(sha256, in: shard, where: what)
+        return false
+    }
+
+    private func shardedNames(_ directory: Directory) -> [String] {
+        directory.entries().flatMap { shard in
+            shard.utf8.count == 2 ? directory.entries(of: shard).filter { $0.count == 64 && $0.hasPrefix(shard) } : []
         }
     }
 }
 
-extension FileSystem {
-    static func treeSize(_ path: String) -> Int64 {
-        guard isDirectory(path) else { return size(path) ?? 0 }
-        return entries(path).reduce(0) { $0 + treeSize("\(path)/\($1)") }
-    }
-
-    static func modificationTime(_ path: String) -> Double? {
-        var info = stat()
-        guard lstat(path, &info) == 0 else { return nil }
-        return Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+extension CacheStore {
+    /// A small object read whole (a cached manifest); nil when absent or over `limit`.
+    func objectContents(_ sha256: String, limit: Int = Manifest.maxSize) -> [UInt8]? {
+        shard(of: sha256, in: objects)?.contents(of: sha256, limit: limit)
     }
 }

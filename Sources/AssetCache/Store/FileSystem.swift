@@ -1,119 +1,76 @@
 import Glibc
 
-/// The few POSIX calls the store's durability rests on, with errors that name the
-/// path. Kept apart so that each commit step reads as one line in ``CacheStore``.
-enum FileSystem {
-    struct Failure: Error, CustomStringConvertible {
-        var operation: String
-        var path: String
-        var code: Int32
-        var description: String { "\(operation) \(path): \(String(cString: strerror(code)))" }
-    }
+/// The errors of the store's file-system calls, naming the path, and the few
+/// steps built from several calls.
+package enum FileSystem {
+    package struct Failure: Error, CustomStringConvertible {
+        package var operation: String
+        package var path: String
+        package var code: Int32
+        /// Said instead of the system's text for `code`.
+        package var reason: String?
 
-    static func fsync(path: String, directory: Bool = false) throws(Failure) {
-        let fd = open(path, (directory ? O_DIRECTORY : 0) | O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw Failure(operation: "open", path: path, code: errno) }
-        defer { close(fd) }
-        guard Glibc.fsync(fd) == 0 else { throw Failure(operation: "fsync", path: path, code: errno) }
-    }
-
-    static func rename(_ from: String, to: String) throws(Failure) {
-        guard Glibc.rename(from, to) == 0 else { throw Failure(operation: "rename", path: "\(from) -> \(to)", code: errno) }
-    }
-
-    /// Creates a directory; one that exists already is fine (several writers may race here).
-    static func makeDirectory(_ path: String, mode: mode_t = 0o755) throws(Failure) {
-        guard mkdir(path, mode) == 0 || errno == EEXIST else { throw Failure(operation: "mkdir", path: path, code: errno) }
-    }
-
-    static func exists(_ path: String) -> Bool {
-        var info = stat()
-        return lstat(path, &info) == 0
-    }
-
-    static func isDirectory(_ path: String) -> Bool {
-        var info = stat()
-        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
-    }
-
-    static func size(_ path: String) -> Int64? {
-        var info = stat()
-        return lstat(path, &info) == 0 ? Int64(info.st_size) : nil
-    }
-
-    static func chmod(_ path: String, _ mode: mode_t) throws(Failure) {
-        guard Glibc.chmod(path, mode) == 0 else { throw Failure(operation: "chmod", path: path, code: errno) }
-    }
-
-    static func entries(_ path: String) -> [String] {
-        guard let dir = opendir(path) else { return [] }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            // Read in place: a dirent is only as long as its name (d_reclen), so
-            // copying the whole 256-byte d_name can run off the end of the page.
-            let name = String(cString: (UnsafeRawPointer(entry) + direntNameOffset).assumingMemoryBound(to: CChar.self))
-            if name != "." && name != ".." { names.append(name) }
+        package init(operation: String, path: String, code: Int32, reason: String? = nil) {
+            self.operation = operation
+            self.path = path
+            self.code = code
+            self.reason = reason
         }
-        return names
+
+        package var description: String { "\(operation) \(path): \(reason ?? String(cString: strerror(code)))" }
     }
 
-    private static let direntNameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
-
-    /// Removes a file or a whole tree, making read-only objects writable first.
-    static func remove(_ path: String) {
-        var info = stat()
-        guard lstat(path, &info) == 0 else { return }
-        if (info.st_mode & S_IFMT) == S_IFDIR {
-            _ = Glibc.chmod(path, 0o755)
-            for name in entries(path) { remove("\(path)/\(name)") }
-            rmdir(path)
-        } else {
-            unlink(path)
-        }
+    /// Writes a small file whole (refs, state): temp file in `temporary`, fsync,
+    /// rename over `name` in `directory` (a link there is replaced, never
+    /// followed), fsync of `directory`.
+    static func writeAtomically(
+        _ bytes: [UInt8], to directory: Directory, as name: String, temporary: Directory, mode: mode_t
+    ) throws(Failure) {
+        let temp = try writeTemporary(bytes, in: temporary, mode: mode)
+        try temporary.rename(temp, to: directory, as: name)
+        try directory.sync()
     }
 
-    /// Writes a small file whole (refs, state): temp file, fsync, rename, fsync dir.
-    static func writeAtomically(_ bytes: [UInt8], to path: String, tempDirectory: String) throws(Failure) {
-        let temp = try writeTemporary(bytes, in: tempDirectory)
-        try rename(temp, to: path)
-        try fsync(path: parent(of: path), directory: true)
-    }
-
-    /// A new file in `tempDirectory` holding `bytes`, synced.
-    static func writeTemporary(_ bytes: [UInt8], in tempDirectory: String) throws(Failure) -> String {
-        let temp = "\(tempDirectory)/.\(UInt64.random(in: 0...UInt64.max)).tmp"
-        let fd = open(temp, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw Failure(operation: "create", path: temp, code: errno) }
+    /// A new file in `directory` holding `bytes` with exactly `mode`, synced; its name.
+    static func writeTemporary(_ bytes: [UInt8], in directory: Directory, mode: mode_t) throws(Failure) -> String {
+        let temp = ".\(UInt64.random(in: 0...UInt64.max)).tmp"
+        let fd = try directory.createFile(temp, mode: mode)
         var written = 0
         while written < bytes.count {
             let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else {
                 let code = errno
-                close(fd); unlink(temp)
-                throw Failure(operation: "write", path: temp, code: code)
+                close(fd)
+                directory.unlink(temp)
+                throw Failure(operation: "write", path: directory.path(of: temp), code: code)
             }
             written += n
         }
-        if Glibc.fsync(fd) != 0 {
+        if fsync(fd) != 0 {
             let code = errno
-            close(fd); unlink(temp)
-            throw Failure(operation: "fsync", path: temp, code: code)
+            close(fd)
+            directory.unlink(temp)
+            throw Failure(operation: "fsync", path: directory.path(of: temp), code: code)
         }
         close(fd)
         return temp
     }
 
-
-    static func parent(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
-    }
-}
-
-extension FileSystem {
-    static func lastComponent(_ path: String) -> String {
-        path.split(separator: "/").last.map(String.init) ?? path
+    /// Creates `path` and any missing parent, each with mode 0755 whatever the
+    /// umask. These are above the cache, named by the user: links there are followed.
+    static func makeDirectories(_ path: String) throws(Failure) {
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            prefix += "/" + component
+            guard mkdir(prefix, 0o755) == 0 else {
+                if errno == EEXIST { continue }
+                throw Failure(operation: "mkdir", path: prefix, code: errno)
+            }
+            let fd = open(prefix, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard fd >= 0 else { throw Failure(operation: "open", path: prefix, code: errno) }
+            defer { close(fd) }
+            guard fchmod(fd, 0o755) == 0 else { throw Failure(operation: "chmod", path: prefix, code: errno) }
+        }
     }
 }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// How long a response may be used without asking the server again (RFC 9111 §4.2),
 /// as a private cache computes it.
@@ -22,7 +26,7 @@ struct Freshness: Equatable {
         let directives = Self.directives(cacheControl)
         mayStore = directives["no-store"] == nil
         let responseDate = date.flatMap(HTTPDate.parse) ?? receivedAt
-        let currentAge = max(0, age.flatMap { Double($0.trimmingCharacters(in: .whitespaces)) } ?? 0)
+        let currentAge = max(0, age.flatMap { Double($0.trimmed()) } ?? 0)
 
         let explicit: Double?
         if directives["no-cache"] != nil {
@@ -48,9 +52,9 @@ struct Freshness: Equatable {
     static func directives(_ header: String?) -> [String: String?] {
         var result: [String: String?] = [:]
         for part in (header ?? "").split(separator: ",") {
-            let pieces = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            let pieces = part.split(separator: "=", maxSplits: 1).map { $0.trimmed() }
             guard let name = pieces.first?.lowercased(), !name.isEmpty else { continue }
-            result[name] = pieces.count > 1 ? pieces[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")) : nil
+            result[name] = pieces.count > 1 ? pieces[1].trimmed { $0 == "\"" } : nil
         }
         return result
     }

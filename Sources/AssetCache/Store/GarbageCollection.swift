@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Glibc
 
 /// What one eviction pass did, for the log and `gc`'s output.
@@ -17,7 +21,7 @@ extension CacheStore {
     /// What `prefetch gc` does: evicts least recently used assets down to 90% of
     /// the budget remembered in the cache, never one the last run's manifest
     /// needs, then sweeps objects and trees that nothing names. Only a store
-    /// opened with ``openForWriting(at:wait:)`` may collect.
+    /// opened with ``openForWriting(at:wait:logger:)`` may collect.
     public func collectGarbage() -> GarbageCollection {
         let state = readState()
         return collectGarbage(budget: state.budget, neededRefs: Set(state.lastRun?.needed ?? []))
@@ -28,14 +32,11 @@ extension CacheStore {
     /// ref names are swept. Only a writer holding the lock may call this.
     package func collectGarbage(budget: Int64, neededRefs: Set<String>, neededObjects: Set<String> = []) -> GarbageCollection {
         var refs = refNames().compactMap { name -> (name: String, object: String, used: Double)? in
-            let path = "\(refsDirectory)/\(name)"
-            guard let data = FileManager.default.contents(atPath: path),
-                  let ref = try? JSONDecoder().decode(AssetRef.self, from: data) else { return nil }
-            return (name, ref.object, FileSystem.modificationTime(path) ?? 0)
+            guard let ref = readRef(named: name), let info = self.refs.status(name) else { return nil }
+            return (name, ref.object, Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
         }
-        var objectSizes: [String: Int64] = [:]
-        for sha in objectNames() { objectSizes[sha, default: 0] += FileSystem.size(objectPath(sha)) ?? 0 }
-        for sha in treeNames() { objectSizes[sha, default: 0] += FileSystem.treeSize(treePath(sha)) }
+        var objectSizes = self.objectSizes()
+        for sha in treeNames() { objectSizes[sha, default: 0] += treeSize(sha) }
 
         var users: [String: Int] = [:]
         for ref in refs { users[ref.object, default: 0] += 1 }
@@ -47,7 +48,7 @@ extension CacheStore {
             let target = budget / 10 * 9
             refs.sort { $0.used < $1.used }
             for ref in refs where total > target && !neededRefs.contains(ref.name) {
-                unlink("\(refsDirectory)/\(ref.name)")
+                self.refs.unlink(ref.name)
                 result.evictedRefs += 1
                 users[ref.object, default: 1] -= 1
                 if !isKept(ref.object) { total -= objectSizes[ref.object] ?? 0 }
@@ -55,11 +56,11 @@ extension CacheStore {
             result.neededExceedBudget = total > budget
         }
         for sha in objectSizes.keys where !isKept(sha) {
-            if FileSystem.exists(objectPath(sha)) {
-                unlink(objectPath(sha))
+            if let shard = shard(of: sha, in: objects), shard.status(sha) != nil {
+                shard.unlink(sha)
                 result.removedObjects += 1
             }
-            if FileSystem.exists(treePath(sha)) {
+            if let shard = shard(of: sha, in: trees), shard.status(sha) != nil {
                 removeTree(sha)
                 result.removedTrees += 1
             }
@@ -68,11 +69,16 @@ extension CacheStore {
         return result
     }
 
-    /// A tree leaves `trees/` by one rename, so it is never seen half-deleted there.
+    /// A tree leaves `trees/` by one rename, so it is never seen half-deleted
+    /// there; it is then removed from `tmp/` at any depth.
     func removeTree(_ sha: String) {
-        let doomed = temporaryPath("evicted")
-        if (try? FileSystem.rename(treePath(sha), to: doomed)) != nil {
-            FileSystem.remove(doomed)
+        guard let shard = shard(of: sha, in: trees) else { return }
+        let doomed = temporaryFile("evicted")
+        do {
+            try shard.rename(sha, to: doomed.directory, as: doomed.name)
+            try doomed.directory.remove(doomed.name)
+        } catch {
+            logger.warning("could not remove the tree \(shard.path(of: sha)): \(error)")
         }
     }
 }

@@ -1,7 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Glibc
 
-/// Interrupted downloads kept for resume (DESIGN §7): `tmp/partial/<sha256(url)>`
+/// Interrupted downloads kept for resume (docs/cache-format.md): `tmp/partial/<sha256(url)>`
 /// holds the bytes so far, `<sha256(url)>.json` the validator for `If-Range`.
 /// Writers sweep them once they are a day old.
 extension CacheStore {
@@ -10,40 +14,42 @@ extension CacheStore {
         var validator: String
     }
 
-    var partialDirectory: String { "\(tmpDirectory)/partial" }
-
-    private func partialPath(for url: AssetURL) -> String {
-        "\(partialDirectory)/\(FileSystem.lastComponent(refPath(for: url)).dropLast(".json".count))"
+    private func partialName(for url: AssetURL) -> String {
+        String(refName(for: url).dropLast(".json".count))
     }
 
     /// Keeps what an interrupted transfer wrote; a failure to keep it only costs a refetch.
-    func savePartial(_ download: String, for url: AssetURL, resume: TransferRequest.Resume) {
-        let path = partialPath(for: url)
-        guard (try? FileSystem.makeDirectory(partialDirectory)) != nil,
+    func savePartial(_ download: FileLocation, for url: AssetURL, resume: TransferRequest.Resume) {
+        let name = partialName(for: url)
+        guard let partials = try? Self.ensureDirectory("partial", in: tmp, private: true, logger: logger),
               let sidecar = try? JSONEncoder().encode(PartialValidator(url: url.string, validator: resume.validator)),
-              (try? FileSystem.rename(download, to: path)) != nil else {
-            unlink(download)
+              (try? download.directory.rename(download.name, to: partials, as: name)) != nil else {
+            download.directory.unlink(download.name)
             return
         }
-        if (try? FileSystem.writeAtomically(Array(sidecar), to: "\(path).json", tempDirectory: tmpDirectory)) == nil {
-            unlink(path)
+        do {
+            try FileSystem.writeAtomically(Array(sidecar), to: partials, as: "\(name).json", temporary: tmp, mode: Self.privateFileMode)
+        } catch {
+            partials.unlink(name)
         }
     }
 
     /// Moves a kept partial download to `download` and says where to resume from.
-    func takePartial(for url: AssetURL, into download: String) -> TransferRequest.Resume? {
-        let path = partialPath(for: url)
+    func takePartial(for url: AssetURL, into download: FileLocation) -> TransferRequest.Resume? {
+        let name = partialName(for: url)
         defer { dropPartial(for: url) }
-        guard let data = FileManager.default.contents(atPath: "\(path).json"),
-              let kept = try? JSONDecoder().decode(PartialValidator.self, from: data), kept.url == url.string,
-              let size = FileSystem.size(path), size > 0,
-              (try? FileSystem.rename(path, to: download)) != nil else { return nil }
-        return TransferRequest.Resume(offset: size, validator: kept.validator)
+        guard let partials = try? tmp.openDirectory("partial"),
+              let bytes = partials.contents(of: "\(name).json"),
+              let kept = try? JSONDecoder().decode(PartialValidator.self, from: Data(bytes)), kept.url == url.string,
+              let info = partials.status(name), info.st_mode & S_IFMT == S_IFREG, info.st_size > 0,
+              (try? partials.rename(name, to: download.directory, as: download.name)) != nil else { return nil }
+        return TransferRequest.Resume(offset: Int64(info.st_size), validator: kept.validator)
     }
 
     func dropPartial(for url: AssetURL) {
-        let path = partialPath(for: url)
-        unlink(path)
-        unlink("\(path).json")
+        guard let partials = try? tmp.openDirectory("partial") else { return }
+        let name = partialName(for: url)
+        partials.unlink(name)
+        partials.unlink("\(name).json")
     }
 }

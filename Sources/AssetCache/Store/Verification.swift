@@ -1,40 +1,50 @@
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Glibc
 
 /// One thing `verify` found wrong, and what `--repair` removes for it.
 public struct CacheProblem: Sendable, Equatable, CustomStringConvertible {
+    /// An entry of the cache that a repair removes.
+    package enum Entry: Sendable, Equatable {
+        case object(String), tree(String), ref(String)
+    }
+
     public var path: String
     public var problem: String
     /// Removed by a repair so that the next run fetches the asset again.
     public var remove: [String]
+    package var entries: [Entry]
 
     public var description: String { "\(path): \(problem)" }
 }
 
 extension CacheStore {
-    /// Re-hashes every object and checks every tree and ref (DESIGN §6). An object no
+    /// Re-hashes every object and checks every tree and ref (docs/cli.md). An object no
     /// ref names yet — left by a crash between commit steps — is not a problem.
     public func verify() -> [CacheProblem] {
         var problems: [CacheProblem] = []
         var goodObjects: Set<String> = []
         for sha in objectNames() {
             let path = objectPath(sha)
-            switch Self.sha256(ofFileAt: path) {
+            switch sha256(ofObject: sha) {
             case sha?:
                 goodObjects.insert(sha)
             case let actual?:
-                problems.append(CacheProblem(path: path, problem: "content hashes to \(actual)", remove: [path, treePath(sha)]))
+                problems.append(problem(path, "content hashes to \(actual)", [.object(sha), .tree(sha)]))
             case nil:
-                problems.append(CacheProblem(path: path, problem: "cannot be read", remove: [path, treePath(sha)]))
+                problems.append(problem(path, "cannot be read (or is not a regular file)", [.object(sha), .tree(sha)]))
             }
         }
-        for sha in treeNames() where !goodObjects.contains(sha) && !problems.contains(where: { $0.remove.contains(treePath(sha)) }) {
-            problems.append(CacheProblem(path: treePath(sha), problem: "has no ZIP object beside it", remove: [treePath(sha)]))
+        for sha in treeNames() where !goodObjects.contains(sha) && !problems.contains(where: { $0.entries.contains(.tree(sha)) }) {
+            problems.append(problem(treePath(sha), "has no ZIP object beside it", [.tree(sha)]))
         }
         for sha in treeNames() {
-            if let bad = Self.firstNonRegularEntry(treePath(sha)) {
-                problems.append(CacheProblem(path: bad, problem: "is not a regular file or directory", remove: [treePath(sha)]))
+            if let bad = firstNonRegularEntry(ofTree: sha) {
+                problems.append(problem(bad, "is not a regular file or directory", [.tree(sha)]))
             }
         }
         for name in refNames() {
@@ -43,42 +53,54 @@ extension CacheStore {
         return problems
     }
 
-    /// Removes what each problem names; the next run refetches those URLs.
+    /// Removes what each problem names, links as themselves; the next run refetches those URLs.
     public func repair(_ problems: [CacheProblem]) {
-        for path in problems.flatMap(\.remove) {
-            if path.hasPrefix(treesDirectory + "/") {
-                removeTree(FileSystem.lastComponent(path))
-            } else {
-                FileSystem.remove(path)
+        for entry in problems.flatMap(\.entries) {
+            switch entry {
+            case .object(let sha): shard(of: sha, in: objects)?.unlink(sha)
+            case .tree(let sha): removeTree(sha)
+            case .ref(let name): refs.unlink(name)
             }
         }
     }
 
-    private func checkRef(_ name: String, goodObjects: Set<String>) -> CacheProblem? {
-        let path = "\(refsDirectory)/\(name)"
-        guard let data = FileManager.default.contents(atPath: path),
-              let ref = try? JSONDecoder().decode(AssetRef.self, from: data) else {
-            return CacheProblem(path: path, problem: "is not a readable ref", remove: [path])
+    private func problem(_ path: String, _ text: String, _ entries: [CacheProblem.Entry]) -> CacheProblem {
+        let paths = entries.map { entry in
+            switch entry {
+            case .object(let sha): objectPath(sha)
+            case .tree(let sha): treePath(sha)
+            case .ref(let name): refs.path(of: name)
+            }
         }
-        guard let url = try? AssetURL(parsing: ref.url), refPath(for: url) == path else {
-            return CacheProblem(path: path, problem: "does not match its URL '\(ref.url)'", remove: [path])
+        return CacheProblem(path: path, problem: text, remove: paths, entries: entries)
+    }
+
+    private func checkRef(_ name: String, goodObjects: Set<String>) -> CacheProblem? {
+        let path = refs.path(of: name)
+        guard let ref = readRef(named: name) else {
+            return problem(path, "is not a readable ref", [.ref(name)])
+        }
+        guard let url = try? AssetURL(parsing: ref.url), refName(for: url) == name else {
+            return problem(path, "does not match its URL '\(ref.url)'", [.ref(name)])
         }
         guard goodObjects.contains(ref.object) else {
-            return CacheProblem(path: path, problem: "names object \(ref.object), which is missing or damaged", remove: [path])
+            return problem(path, "names object \(ref.object), which is missing or damaged", [.ref(name)])
         }
-        if ref.kind == .archive && !FileSystem.isDirectory(treePath(ref.object)) {
-            return CacheProblem(path: path, problem: "names a ZIP whose unpacked tree is missing", remove: [path])
+        if ref.kind == .archive && !hasTree(ref.object) {
+            return problem(path, "names a ZIP whose unpacked tree is missing", [.ref(name)])
         }
-        if FileSystem.size(objectPath(ref.object)) != ref.bytes {
-            return CacheProblem(path: path, problem: "says \(ref.bytes) bytes but its object differs", remove: [path])
+        if objectSize(ref.object) != ref.bytes {
+            return problem(path, "says \(ref.bytes) bytes but its object differs", [.ref(name)])
         }
         return nil
     }
 
-    static func sha256(ofFileAt path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
+    /// The SHA-256 of an object's bytes, read without following a link.
+    func sha256(ofObject sha: String) -> String? {
+        guard let shard = shard(of: sha, in: objects), let fd = try? shard.openFile(sha, O_RDONLY | O_NONBLOCK) else { return nil }
         defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
         var hasher = SHA256()
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {
@@ -88,19 +110,23 @@ extension CacheStore {
             if n == 0 { break }
             buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[..<n])) }
         }
-        return hex(hasher.finalize())
+        return Self.hex(hasher.finalize())
     }
 
-    private static func firstNonRegularEntry(_ path: String) -> String? {
-        for name in FileSystem.entries(path) {
-            let child = "\(path)/\(name)"
-            var info = stat()
-            guard lstat(child, &info) == 0 else { return child }
-            switch info.st_mode & S_IFMT {
-            case S_IFDIR: if let bad = firstNonRegularEntry(child) { return bad }
-            case S_IFREG: continue
-            default: return child
-            }
+    /// The first entry of a tree that is neither a regular file nor a directory
+    /// (a link, a device), at any depth.
+    private func firstNonRegularEntry(ofTree sha: String) -> String? {
+        guard let shard = shard(of: sha, in: trees) else { return nil }
+        guard shard.isDirectory(sha), let tree = try? shard.openDirectory(sha) else { return shard.path(of: sha) }
+        var found: String?
+        do throws(FileSystem.Failure) {
+            try tree.walk(entry: { directory, name, info throws(FileSystem.Failure) in
+                guard info.st_mode & S_IFMT != S_IFREG else { return }
+                found = directory.path(of: name)
+                throw FileSystem.Failure(operation: "stop", path: found!, code: 0)
+            }, leave: { _, _, _ in })
+        } catch {
+            return found
         }
         return nil
     }

@@ -3,7 +3,7 @@ import CCurl
 /// Why one request failed, and whether another request could fare better.
 struct AttemptFailure: Equatable {
     var failure: AssetFailure
-    /// 408, 429, 5xx, network errors and timeouts (DESIGN §8); never a failure a
+    /// 408, 429, 5xx, network errors and timeouts (docs/limits.md); never a failure a
     /// second identical request would repeat.
     var isTransient: Bool
 

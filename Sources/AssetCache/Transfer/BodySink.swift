@@ -10,7 +10,7 @@ import Darwin
 /// hashed in the same pass, so memory stays flat whatever the size and nothing
 /// has to read the file back to hash it — except a prefix left by an earlier,
 /// interrupted transfer, which is read once when a 206 continues it (SHA-256
-/// state cannot be saved, DESIGN §10).
+/// state cannot be saved).
 ///
 /// The file is open only while one response's body is arriving: each attempt
 /// ends with it closed, so whatever an attempt wrote is in the file, not in a
@@ -20,7 +20,8 @@ struct BodySink {
     /// Reading a prefix back: small, so a resume costs no memory to speak of.
     private static let prefixBufferSize = 64 * 1024
 
-    let path: String
+    let location: FileLocation
+    var path: String { location.path }
     private var descriptor: Int32 = -1
     /// Body bytes in the file at `path`.
     private(set) var bytes: Int64
@@ -29,8 +30,8 @@ struct BodySink {
     private var hasher = SHA256()
 
     /// `prefix`: body bytes already at the start of the file, not yet hashed.
-    init(path: String, prefix: Int64 = 0) {
-        self.path = path
+    init(location: FileLocation, prefix: Int64 = 0) {
+        self.location = location
         bytes = prefix
         isHashed = prefix == 0
     }
@@ -40,8 +41,12 @@ struct BodySink {
     /// error must not leave stale bytes.
     mutating func startFresh() -> AssetFailure? {
         closeFile()
-        let fd = open(path, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0o600)
-        if fd < 0 { return Self.storageFailure("could not create", path, errno) }
+        let fd: Int32
+        do throws(FileSystem.Failure) {
+            fd = try location.directory.openFile(location.name, O_CREAT | O_TRUNC | O_WRONLY, mode: 0o600)
+        } catch {
+            return Self.storageFailure("could not create", path, error.code)
+        }
         descriptor = fd
         bytes = 0
         isHashed = true
@@ -53,8 +58,12 @@ struct BodySink {
     /// hash if that has not happened yet, drops anything past it, and appends.
     mutating func continueAppending() -> AssetFailure? {
         closeFile()
-        let fd = open(path, (isHashed ? O_WRONLY : O_RDWR) | O_CLOEXEC)
-        if fd < 0 { return Self.storageFailure("could not open", path, errno) }
+        let fd: Int32
+        do throws(FileSystem.Failure) {
+            fd = try location.directory.openFile(location.name, isHashed ? O_WRONLY : O_RDWR)
+        } catch {
+            return Self.storageFailure("could not open", path, error.code)
+        }
         descriptor = fd
         if !isHashed, let failure = hashPrefix() {
             closeFile()
@@ -91,8 +100,8 @@ struct BodySink {
     /// leave bytes the result no longer accounts for.
     mutating func discard() {
         closeFile()
-        if bytes > 0 {
-            _ = truncate(path, 0)
+        if bytes > 0, let fd = try? location.directory.openFile(location.name, O_WRONLY | O_TRUNC) {
+            close(fd)
         }
         bytes = 0
         isHashed = true

@@ -1,9 +1,3 @@
-import CCurl
-
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// `--limit-rate`: one budget of bytes per second for every transfer of an
 /// engine together. libcurl's CURLOPT_MAX_RECV_SPEED_LARGE limits each
 /// transfer on its own, so eight at once would take eight times the limit.
@@ -72,56 +66,5 @@ extension RateLimit {
     static func receiveBuffer(bytesPerSecond: Int64, concurrency: Int) -> Int32 {
         let share = bytesPerSecond / Int64(4 * max(1, concurrency))
         return Int32(min(256 * 1024, max(4096, share)))
-    }
-}
-
-extension Transfer {
-    /// libcurl's options for a transfer under the engine's shared limit.
-    ///
-    /// The bytes the write callback sees are not all that cross the wire: a
-    /// server fills a connection's socket receive buffer as fast as it can,
-    /// however slowly that buffer is read (by default 128 KiB, and Linux grows
-    /// it to megabytes). So each new connection gets a small buffer, and the
-    /// budget is charged what the kernel may hold in it when it opens; small
-    /// reads keep each overdraft small.
-    func limitReceiving(_ easy: UnsafeMutableRawPointer, bytesPerSecond: Int64, concurrency: Int, context: UnsafeMutableRawPointer) -> CURLcode {
-        receivePaused = false
-        let read = RateLimit.readSize(bytesPerSecond: bytesPerSecond, concurrency: concurrency)
-        var result = ccurl_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, read)
-        if result == CURLE_OK { result = ccurl_easy_setopt_pointer(easy, CURLOPT_SOCKOPTDATA, context) }
-        if result == CURLE_OK {
-            result = ccurl_easy_setopt_sockopt_callback(easy) { context, socket, purpose in
-                guard purpose == CURLSOCKTYPE_IPCXN, let context else { return CURL_SOCKOPT_OK }
-                let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
-                guard let meter = transfer.meter else { return CURL_SOCKOPT_OK }
-                var size = RateLimit.receiveBuffer(bytesPerSecond: meter.bytesPerSecond, concurrency: meter.concurrency)
-                if setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) == 0 {
-                    meter.spend(2 * Int(size))
-                }
-                return CURL_SOCKOPT_OK
-            }
-        }
-        return result
-    }
-
-    /// Charges bytes that have arrived, and pauses this transfer at once when
-    /// they overdraw the budget: libcurl 7.88 goes on reading a socket within
-    /// one call for as long as it is readable (up to 100 reads), which a
-    /// pause between calls would not stop.
-    func charge(_ bytes: Int) {
-        guard let meter else { return }
-        meter.spend(bytes)
-        if meter.isOverdrawn, !receivePaused {
-            setReceivePaused(true)
-        }
-    }
-
-    /// Pauses or resumes receiving; safe inside libcurl's callbacks.
-    func setReceivePaused(_ paused: Bool) {
-        guard let easy else { return }
-        // Set first: resuming may hand over held data at once, whose charge
-        // may pause the transfer again from inside this call.
-        receivePaused = paused
-        curl_easy_pause(easy, paused ? CURLPAUSE_RECV : CURLPAUSE_CONT)
     }
 }

@@ -12,8 +12,10 @@ package struct ResponseHeaders: Sendable, Equatable {
 
     package subscript(name: String) -> String? { fields[name.lowercased()] }
 
-    package var etag: String? { self["etag"] }
-    package var lastModified: String? { self["last-modified"] }
+    /// Validators are stored and sent back to the server, so one with a control
+    /// character in it is dropped here, for every caller.
+    package var etag: String? { HeaderRules.validator(self["etag"]) }
+    package var lastModified: String? { HeaderRules.validator(self["last-modified"]) }
     package var cacheControl: String? { self["cache-control"] }
     package var expires: String? { self["expires"] }
     package var date: String? { self["date"] }

@@ -6,10 +6,10 @@ import Glibc
 extension Transfer {
     /// `Resume` describes a file that is really there, and resuming it leaves
     /// room under the cap.
-    static func canResume(_ resume: TransferRequest.Resume, at path: String, maxAssetSize: Int64) -> Bool {
-        guard resume.offset > 0, resume.offset < maxAssetSize, !resume.validator.isEmpty else { return false }
-        var status = stat()
-        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return false }
+    static func canResume(_ resume: TransferRequest.Resume, at location: FileLocation, maxAssetSize: Int64) -> Bool {
+        // The validator comes from the cache's tmp/partial/: sent only if clean.
+        guard resume.offset > 0, resume.offset < maxAssetSize, HeaderRules.validator(resume.validator) != nil else { return false }
+        guard let status = location.directory.status(location.name), status.st_mode & S_IFMT == S_IFREG else { return false }
         return Int64(status.st_size) >= resume.offset
     }
 

@@ -11,7 +11,7 @@ import Darwin
 /// HEADERDATA, which stays valid because the loop holds the transfer while a
 /// request is in flight.
 final class Transfer: TransferQueueItem {
-    static let userAgent = "prefetch/0.1 (AssetCache)"
+    static let userAgent = "prefetch/\(AssetCacheVersion.current) (AssetCache)"
 
     let request: TransferRequest
     let ticket: TransferTicket
@@ -69,13 +69,13 @@ final class Transfer: TransferQueueItem {
         hostKey = Self.hostKey(of: submission.request.url)
         effectiveURL = submission.request.url
         if let resume = submission.request.resume,
-           Self.canResume(resume, at: submission.request.destination, maxAssetSize: maxAssetSize) {
+           Self.canResume(resume, at: submission.request.location, maxAssetSize: maxAssetSize) {
             range = resume
             fileValidator = resume.validator
             inheritedPrefix = resume.offset
-            sink = BodySink(path: submission.request.destination, prefix: resume.offset)
+            sink = BodySink(location: submission.request.location, prefix: resume.offset)
         } else {
-            sink = BodySink(path: submission.request.destination)
+            sink = BodySink(location: submission.request.location)
         }
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
@@ -104,15 +104,18 @@ final class Transfer: TransferQueueItem {
             return AttemptFailure(failure: AssetFailure(.network, "libcurl could not create a handle for \(request.url)"), isTransient: false)
         }
         self.easy = easy
-        for header in request.headers {
-            requestHeaders = curl_slist_append(requestHeaders, header)
-        }
+        var lines = request.headers
         if let range {
             // As plain headers, not CURLOPT_RESUME_FROM: with that, libcurl 7.88
             // fails a 200 answer (CURLE_RANGE_ERROR), and a 200 is exactly how a
             // server says that If-Range did not match.
-            requestHeaders = curl_slist_append(requestHeaders, "Range: bytes=\(range.offset)-")
-            requestHeaders = curl_slist_append(requestHeaders, "If-Range: \(range.validator)")
+            lines += ["Range: bytes=\(range.offset)-", "If-Range: \(range.validator)"]
+        }
+        if let refusal = HeaderRules.refusal(of: lines) {
+            return AttemptFailure(failure: AssetFailure(.network, "\(refusal) (fetching \(request.url))"), isTransient: false)
+        }
+        for line in lines {
+            requestHeaders = curl_slist_append(requestHeaders, line)
         }
         let context = Unmanaged.passUnretained(self).toOpaque()
 
@@ -300,9 +303,12 @@ final class Transfer: TransferQueueItem {
 
     /// Only a 2xx body lands in the destination; anything else (an error page) is
     /// drained and counted so that an endless error body still hits the cap.
+    /// Every byte that arrived counts for the run's `downloaded_bytes`, whatever
+    /// becomes of it: it crossed the network.
     private func receiveBody(_ buffer: UnsafeRawBufferPointer) -> Int {
         charge(buffer.count)
         let received = Int64(buffer.count)
+        request.observer?.received(buffer.count)
         guard head.isSuccess else {
             discardedBytes += received
             if discardedBytes > maxAssetSize {
@@ -323,7 +329,6 @@ final class Transfer: TransferQueueItem {
             callbackFailure = failure
             return 0
         }
-        request.observer?.received(buffer.count)
         return buffer.count
     }
 

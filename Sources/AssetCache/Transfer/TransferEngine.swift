@@ -1,11 +1,15 @@
 import CCurl
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Synchronization
 
 /// Downloads assets with libcurl's multi interface.
 ///
 /// One dedicated thread owns the multi handle and blocks in `curl_multi_poll`;
-/// blocking there would starve Swift's cooperative pool, so it is a `Thread` of
+/// blocking there would starve Swift's cooperative pool, so it is a thread of
 /// its own. `fetch` hands work over through a mutex-guarded inbox and
 /// `curl_multi_wakeup`, and suspends on a continuation the thread resumes.
 package final class TransferEngine: Sendable {
@@ -23,11 +27,9 @@ package final class TransferEngine: Sendable {
         let multi = MultiHandle(raw: raw)
         let inbox = TransferInbox(multi: multi)
         self.inbox = inbox
-        let thread = Thread { [connections] in
+        DetachedThread.start(name: "transfers") { [connections] in
             TransferLoop(multi: multi, inbox: inbox, limits: limits, connections: connections).run()
         }
-        thread.name = "AssetCache.TransferEngine"
-        thread.start()
     }
 
     deinit {

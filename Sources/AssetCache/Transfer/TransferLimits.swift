@@ -1,4 +1,4 @@
-/// How hard the transfer engine may push, and when it gives up (DESIGN §8).
+/// How hard the transfer engine may push, and when it gives up (docs/limits.md).
 public struct TransferLimits: Sendable, Equatable {
     /// Transfers handed to libcurl at once; the rest wait in the engine's own
     /// priority queue because libcurl's pending queue is first-in first-out.
@@ -17,6 +17,9 @@ public struct TransferLimits: Sendable, Equatable {
     public var maxRedirects = 5
     /// At most `retries + 1` requests per transfer.
     public var retries = 3
+    /// After this many timed-out requests to one host, its remaining transfers
+    /// in the run fail at once as `timeout`; 0 never gives a host up.
+    public var hostTimeoutLimit = 2
     /// Bytes per second for all transfers of an engine together, as a
     /// run's whole budget (``RateLimit``), not per transfer.
     public var limitRate: Int64? = nil

@@ -20,6 +20,7 @@ final class TransferLoop {
     private var nextSequence = 0
     /// Set by `cancelAll`: from then on nothing starts.
     private var cancelReason: String?
+    private var hostTimeouts: HostTimeouts
     /// `limitRate`, shared by every transfer; while it is overdrawn, every
     /// transfer's receiving is paused and nothing new starts.
     private let rateLimit: RateLimit?
@@ -43,6 +44,7 @@ final class TransferLoop {
         }
         self.limits = limits
         retryPolicy = TransferRetryPolicy(retries: max(0, limits.retries))
+        hostTimeouts = HostTimeouts(limit: limits.hostTimeoutLimit)
         rateLimit = limits.limitRate.map { RateLimit(bytesPerSecond: $0, concurrency: limits.concurrency, now: ContinuousClock.now) }
     }
 
@@ -96,6 +98,9 @@ final class TransferLoop {
         }
         if transfer.ticket.isCancelled {
             return Self.cancelled(transfer)
+        }
+        if hostTimeouts.isGivenUp(transfer.hostKey) {
+            return hostTimeouts.failure(host: transfer.hostKey, started: transfer.attempts > 0)
         }
         return nil
     }
@@ -212,6 +217,14 @@ final class TransferLoop {
     }
 
     private func conclude(_ transfer: Transfer, failure: AttemptFailure, retryAfter: String?) {
+        if failure.failure.kind == .timeout, hostTimeouts.countTimeout(of: transfer.hostKey) {
+            giveUp(host: transfer.hostKey)
+        }
+        if cancelReason == nil, hostTimeouts.isGivenUp(transfer.hostKey) {
+            // Its own timeout says more than "not tried"; no retry.
+            transfer.finish(failure: failure.failure, keepsPartial: true)
+            return
+        }
         if let cancelled = cancellation(of: transfer) {
             transfer.finish(failure: cancelled, keepsPartial: true)
             return
@@ -228,6 +241,27 @@ final class TransferLoop {
             transfer.prepareRetry()
             transfer.retryAt = clock.now.advanced(by: .milliseconds(Int64((seconds * 1000).rounded())))
             waiting.append(transfer)
+        }
+    }
+
+    /// Ends every other transfer to `host` now: those in flight are abandoned
+    /// (their partial files kept for the next run), queued and waiting ones
+    /// are not tried.
+    private func giveUp(host: String) {
+        for transfer in Array(active.values) where transfer.hostKey == host {
+            detach(transfer)
+            transfer.abandonAttempt()
+            transfer.finish(failure: hostTimeouts.failure(host: host, started: true), keepsPartial: true)
+        }
+        var ended: [Transfer] = []
+        while let transfer = pending.remove(where: { $0.hostKey == host }) { ended.append(transfer) }
+        waiting.removeAll { transfer in
+            guard transfer.hostKey == host else { return false }
+            ended.append(transfer)
+            return true
+        }
+        for transfer in ended.sorted(by: { $0.sequence < $1.sequence }) {
+            transfer.finish(failure: hostTimeouts.failure(host: host, started: transfer.attempts > 0), keepsPartial: true)
         }
     }
 

@@ -16,7 +16,8 @@ final class TransferObserver: Sendable {
         firstBytes = Mutex(onFirstBytes)
     }
 
-    /// Body bytes written to destination files so far, retried attempts included.
+    /// Body bytes received so far: those of retried, failed and cut-off attempts
+    /// and of error pages included, headers not.
     var receivedBytes: Int64 { bytes.load(ordering: .relaxed) }
 
     func received(_ count: Int) {
@@ -30,7 +31,7 @@ final class TransferObserver: Sendable {
 
     func willRetry(_ url: String, after failure: AssetFailure, attempt: Int, in seconds: Double) {
         logger.notice(
-            "retrying \(url) in \(String(format: "%.1f", seconds)) s after attempt \(attempt) failed: \(failure)",
+            "retrying \(url) in \(DecimalText.fixed(seconds, digits: 1)) s after attempt \(attempt) failed: \(failure)",
             metadata: ["url": "\(url)", "attempt": "\(attempt)", "error.kind": "\(failure.kind.rawValue)"])
     }
 }

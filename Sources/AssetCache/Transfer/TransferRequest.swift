@@ -1,9 +1,15 @@
 /// One asset to fetch into one file.
 package struct TransferRequest: Sendable {
     package var url: String
-    /// Absolute path; created or truncated by the transfer (appended to when it
-    /// resumes). Its directory must exist.
-    package var destination: String
+    /// The file the body goes to, named in an open directory so that the name is
+    /// never resolved through a link; created or truncated by the transfer
+    /// (appended to when it resumes). Its directory must exist.
+    package var location: FileLocation
+    /// `location` as a path (named from the working directory when set).
+    package var destination: String {
+        get { location.path }
+        set { location = FileLocation(path: newValue) }
+    }
     /// Higher starts first; equal priorities start in submission order.
     package var priority: Int
     /// Extra request headers as `"Name: value"`, e.g. `If-None-Match` for revalidation.
@@ -18,8 +24,12 @@ package struct TransferRequest: Sendable {
     package var followsRedirects = true
 
     package init(url: String, destination: String, priority: Int = 0, headers: [String] = [], resume: Resume? = nil) {
+        self.init(url: url, location: FileLocation(path: destination), priority: priority, headers: headers, resume: resume)
+    }
+
+    package init(url: String, location: FileLocation, priority: Int = 0, headers: [String] = [], resume: Resume? = nil) {
         self.url = url
-        self.destination = destination
+        self.location = location
         self.priority = priority
         self.headers = headers
         self.resume = resume

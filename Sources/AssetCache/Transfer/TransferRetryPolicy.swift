@@ -7,7 +7,7 @@ import Darwin
 #endif
 
 /// When a failed attempt is worth another request, and how long to wait first
-/// (DESIGN §8).
+/// (docs/limits.md).
 struct TransferRetryPolicy: Sendable {
     enum Decision: Equatable {
         case retry(afterSeconds: Double)

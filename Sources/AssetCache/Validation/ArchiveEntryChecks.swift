@@ -35,7 +35,7 @@ struct ArchiveEntryChecks {
         }
     }
 
-    /// No two entries may share bytes (DESIGN §8): a "full" overlap points several
+    /// No two entries may share bytes (docs/limits.md): a "full" overlap points several
     /// central-directory records at one local header, a "quoted" one makes each
     /// entry's data contain the next entry's local header, so that a small file
     /// inflates its bytes many times over (Fifield, "A better zip bomb"). Each

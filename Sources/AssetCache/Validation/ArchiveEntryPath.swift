@@ -1,4 +1,4 @@
-/// The path rules of DESIGN §8 for one entry name: relative, no `..`, `.` or empty
+/// The path rules of docs/limits.md for one entry name: relative, no `..`, `.` or empty
 /// components, no backslash, NUL or control characters, no drive letter. A single
 /// trailing `/` marks a directory and is allowed.
 enum ArchiveEntryPath {

@@ -1,4 +1,4 @@
-/// What a ZIP of HTML assets may unpack to (DESIGN §8). Checked from the central
+/// What a ZIP of HTML assets may unpack to (docs/limits.md). Checked from the central
 /// directory before anything is written, and again against the bytes written.
 public struct ArchiveLimits: Sendable, Equatable {
     public var maxEntries = 10_000

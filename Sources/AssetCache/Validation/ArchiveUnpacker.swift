@@ -1,4 +1,4 @@
-/// Checks a downloaded ZIP of HTML assets and unpacks it (DESIGN §3, §8). Every
+/// Checks a downloaded ZIP of HTML assets and unpacks it (docs/limits.md). Every
 /// entry is checked from the central directory before the first byte is written;
 /// the bytes are then streamed, never held whole, and capped at what was declared.
 package enum ArchiveUnpacker {
@@ -9,7 +9,7 @@ package enum ArchiveUnpacker {
     /// not exist when the checks failed before extraction began.
     package static func unpack(
         zipPath: String,
-        into directory: String,
+        into directory: FileLocation,
         limits: ArchiveLimits = .init()
     ) -> Result<ArchiveInfo, AssetFailure> {
         do throws(AssetFailure) {
@@ -19,6 +19,13 @@ package enum ArchiveUnpacker {
         } catch {
             return .failure(error)
         }
+    }
+
+    /// `directory` by its path, for tools and tests.
+    package static func unpack(
+        zipPath: String, into directory: String, limits: ArchiveLimits = .init()
+    ) -> Result<ArchiveInfo, AssetFailure> {
+        unpack(zipPath: zipPath, into: FileLocation(path: directory), limits: limits)
     }
 
     /// The central directory is read twice: by ``ZipCentralDirectory`` for the

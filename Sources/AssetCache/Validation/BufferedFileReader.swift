@@ -40,8 +40,7 @@ final class BufferedFileReader {
         return byte
     }
 
-    /// Reads `count` bytes; meant for headers and single JPEG segments (≤ 64 KiB),
-    /// never for image data.
+    /// Reads `count` bytes; meant for headers, never for image data.
     func readBytes(_ count: Int) throws(StructureError) -> [UInt8] {
         guard Int64(count) <= remaining else { throw truncated(needing: Int64(count)) }
         var bytes: [UInt8] = []
@@ -70,26 +69,6 @@ final class BufferedFileReader {
             end = 0
         }
         offset += count
-    }
-
-    /// Consumes bytes up to and including the next `byte`; the scan of JPEG entropy
-    /// data for markers, done a buffer at a time.
-    func skip(through byte: UInt8) throws(StructureError) {
-        while true {
-            if start == end { try refill() }
-            if let index = buffer[start..<end].firstIndex(of: byte) {
-                offset += Int64(index + 1 - start)
-                start = index + 1
-                return
-            }
-            offset += Int64(end - start)
-            start = end
-        }
-    }
-
-    func readUInt16BigEndian() throws(StructureError) -> UInt16 {
-        let bytes = try readBytes(2)
-        return UInt16(bytes[0]) << 8 | UInt16(bytes[1])
     }
 
     func readUInt16LittleEndian() throws(StructureError) -> UInt16 {

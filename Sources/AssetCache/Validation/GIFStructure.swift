@@ -1,45 +1,47 @@
-/// Walks a GIF's blocks: header, logical screen, colour tables, images and
-/// extensions as chains of sub-blocks, then the trailer. LZW data is not decoded.
+/// A skim of a GIF's blocks before giflib decodes it: logical screen within the
+/// limits, every image descriptor counted against the frame limits, LZW data
+/// skipped unread. An animation bomb is refused here, in one pass of small reads,
+/// before a single frame is decompressed.
 enum GIFStructure {
-    static func validate(_ reader: BufferedFileReader, limits: ImageLimits) throws(StructureError) -> ImageInfo {
+    struct Summary {
+        var width: Int
+        var height: Int
+        var frames: Int
+    }
+
+    static func scan(_ reader: BufferedFileReader, limits: ImageLimits) throws(StructureError) -> Summary {
         try reader.skip(6)  // "GIF87a"/"GIF89a", checked by the signature
-        let screenWidth = Int(try reader.readUInt16LittleEndian())
-        let screenHeight = Int(try reader.readUInt16LittleEndian())
+        let width = Int(try reader.readUInt16LittleEndian())
+        let height = Int(try reader.readUInt16LittleEndian())
         let screenFlags = try reader.readByte()
         try reader.skip(2)  // background colour, aspect ratio
         try skipColorTable(flags: screenFlags, reader)
+        if let violation = limits.violation(width: width, height: height) { throw .malformed("logical screen: \(violation)") }
 
-        var size: (width: Int, height: Int)? = screenWidth > 0 && screenHeight > 0 ? (screenWidth, screenHeight) : nil
-        if let size, let violation = limits.violation(width: size.width, height: size.height) {
-            throw .malformed(violation)
-        }
-        var images = 0
+        var budget = FrameBudget(limits: limits, width: width, height: height, canvasName: "screen")
         while true {
             let introducer = try reader.readByte()
             switch introducer {
             case 0x2C:
-                try reader.skip(4)  // left, top
-                let width = Int(try reader.readUInt16LittleEndian())
-                let height = Int(try reader.readUInt16LittleEndian())
-                if let violation = limits.violation(width: width, height: height) {
-                    throw .malformed("frame \(images + 1): \(violation)")
+                let left = Int(try reader.readUInt16LittleEndian())
+                let top = Int(try reader.readUInt16LittleEndian())
+                let frameWidth = Int(try reader.readUInt16LittleEndian())
+                let frameHeight = Int(try reader.readUInt16LittleEndian())
+                if let violation = budget.admit(x: left, y: top, width: frameWidth, height: frameHeight) {
+                    throw .malformed(violation)
                 }
                 try skipColorTable(flags: try reader.readByte(), reader)
                 let codeSize = try reader.readByte()
                 guard (1...8).contains(codeSize) else {
-                    throw .malformed("frame \(images + 1) has LZW minimum code size \(codeSize)")
+                    throw .malformed("frame \(budget.frames) has LZW minimum code size \(codeSize)")
                 }
                 try skipSubBlocks(reader)
-                images += 1
-                // A zero logical screen is tolerated by browsers, which use the first frame's size.
-                if size == nil, width > 0, height > 0 { size = (width, height) }
             case 0x21:
                 _ = try reader.readByte()  // extension label
                 try skipSubBlocks(reader)
             case 0x3B:
-                guard images > 0 else { throw .malformed("no image before the trailer") }
-                guard let size else { throw .malformed("image has no size (0x0)") }
-                return ImageInfo(format: .gif, width: size.width, height: size.height)
+                guard budget.frames > 0 else { throw .malformed("no image before the trailer") }
+                return Summary(width: width, height: height, frames: budget.frames)
             default:
                 throw .malformed(
                     "unexpected byte 0x\(introducer.twoHexDigits) at offset \(reader.offset - 1) (expected an image, extension or trailer)"

@@ -1,9 +1,10 @@
-/// Decides whether a downloaded file is an image a message can show (DESIGN §3, §8).
+/// Decides whether a downloaded file is an image a message can show (docs/limits.md).
 package enum ImageValidator {
-    /// Full validation: PNG via CPNG; JPEG/GIF/WebP by structure (signature,
-    /// well-formed segments/blocks/RIFF chunks, proper end marker), read with a small
-    /// buffer, never the whole file. Anything else is `.invalidImage` with a message
-    /// that names what the bytes look like.
+    /// Full validation: every format is decoded in full by its reference library —
+    /// PNG by libpng, JPEG by libjpeg-turbo, GIF by giflib, WebP by libwebp — one
+    /// row at a time where the format allows, every frame of an animation, within
+    /// `limits`. Anything else is `.invalidImage` with a message that names what
+    /// the bytes look like.
     package static func validate(path: String, limits: ImageLimits = .init()) -> Result<ImageInfo, AssetFailure> {
         let head: [UInt8]
         switch FileHead.read(path: path, count: ContentDescription.sampleLength) {
@@ -13,17 +14,19 @@ package enum ImageValidator {
         guard let format = ImageFormat(signature: head) else {
             return .failure(AssetFailure(.invalidImage, "not an image (\(ContentDescription.describe(head)))"))
         }
-        if format == .png {
-            return PNGValidator.validate(path: path, limits: limits)
+        switch format {
+        case .png: return PNGValidator.validate(path: path, limits: limits)
+        case .jpeg: return JPEGDecoder.validate(path: path, limits: limits)
+        case .gif: return decoded(.gif) { () throws(StructureError) in try GIFDecoder.validate(path: path, limits: limits) }
+        case .webp: return decoded(.webp) { () throws(StructureError) in try WebPDecoder.validate(path: path, limits: limits) }
         }
+    }
+
+    private static func decoded(
+        _ format: ImageFormat, _ decode: () throws(StructureError) -> ImageInfo
+    ) -> Result<ImageInfo, AssetFailure> {
         do throws(StructureError) {
-            let reader = try BufferedFileReader(path: path)
-            switch format {
-            case .jpeg: return .success(try JPEGStructure.validate(reader, limits: limits))
-            case .gif: return .success(try GIFStructure.validate(reader, limits: limits))
-            case .webp: return .success(try WebPStructure.validate(reader, limits: limits))
-            case .png: preconditionFailure("handled above")
-            }
+            return .success(try decode())
         } catch {
             switch error {
             case .malformed(let reason): return .failure(AssetFailure(.invalidImage, "invalid \(format.displayName): \(reason)"))

@@ -11,10 +11,7 @@ enum PNGValidator {
             UInt64(clamping: limits.maxChunkBytes)
         )
         guard result.ok == 1 else {
-            let message = withUnsafeBytes(of: result.message) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            return .failure(AssetFailure(.invalidImage, "invalid PNG: \(message)"))
+            return .failure(AssetFailure(.invalidImage, "invalid PNG: \(fixedCString(result.message))"))
         }
         return .success(ImageInfo(format: .png, width: Int(result.width), height: Int(result.height)))
     }

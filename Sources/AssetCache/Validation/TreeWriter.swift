@@ -9,63 +9,62 @@ import Darwin
 /// Creates an unpacked tree strictly below one new directory: every path is walked
 /// with `openat` and `O_NOFOLLOW` from the root's descriptor, so nothing in the tree
 /// (not even a symlink raced in by someone else) can redirect a write outside it.
+/// Directories get mode 0755 and files 0644 whatever the umask, so that an app
+/// running as another user can read them.
 final class TreeWriter {
-    private let root: Int32
-    private let rootPath: String
+    private let root: Directory
 
-    /// Makes `directory`, which must not exist yet.
-    init(creating directory: String) throws(AssetFailure) {
-        guard mkdir(directory, 0o755) == 0 else { throw TreeWriter.storage("cannot create '\(directory)'") }
-        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { throw TreeWriter.storage("cannot open '\(directory)'") }
-        root = fd
-        rootPath = directory
+    /// Makes `location`, which must not exist yet.
+    init(creating location: FileLocation) throws(AssetFailure) {
+        guard mkdirat(location.directory.descriptor, location.name, 0o755) == 0 else {
+            throw TreeWriter.storage("cannot create '\(location.path)'")
+        }
+        do throws(FileSystem.Failure) {
+            root = try location.directory.openDirectory(location.name)
+            try root.setMode(0o755)
+        } catch {
+            throw AssetFailure(.storage, "cannot open \(error)")
+        }
     }
 
-    deinit { close(root) }
-
     func makeDirectory(_ components: [String]) throws(AssetFailure) {
-        let fd = try openDirectory(components[...])
-        if fd != root { close(fd) }
+        _ = try openDirectory(components[...])
     }
 
     /// A new file, opened for writing; its parents are created as needed.
     func createFile(_ components: [String]) throws(AssetFailure) -> OutputFile {
         let parent = try openDirectory(components.dropLast())
-        defer { if parent != root { close(parent) } }
-        let fd = openat(parent, components[components.count - 1], O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw TreeWriter.failure(creating: components) }
-        return OutputFile(descriptor: fd, path: rootPath + "/" + components.joined(separator: "/"))
+        do throws(FileSystem.Failure) {
+            let fd = try parent.createFile(components[components.count - 1], mode: 0o644)
+            return OutputFile(descriptor: fd, path: root.path(of: components.joined(separator: "/")))
+        } catch {
+            throw TreeWriter.failure(creating: components, code: error.code)
+        }
     }
 
-    /// The descriptor of the directory at `components`, created as needed; the caller
-    /// closes it unless it is `root`.
-    private func openDirectory(_ components: ArraySlice<String>) throws(AssetFailure) -> Int32 {
+    /// The directory at `components`, created as needed. Only the directory in
+    /// hand is open, whatever the depth.
+    private func openDirectory(_ components: ArraySlice<String>) throws(AssetFailure) -> Directory {
         var current = root
         for (depth, component) in components.enumerated() {
-            if mkdirat(current, component, 0o755) != 0, errno != EEXIST {
-                let failure = TreeWriter.failure(creating: Array(components.prefix(depth + 1)))
-                if current != root { close(current) }
-                throw failure
+            do throws(FileSystem.Failure) {
+                current = try current.makeDirectory(component)
+            } catch {
+                throw TreeWriter.failure(creating: Array(components.prefix(depth + 1)), code: error.code)
             }
-            let next = openat(current, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            let failure = next < 0 ? TreeWriter.failure(creating: Array(components.prefix(depth + 1))) : nil
-            if current != root { close(current) }
-            if let failure { throw failure }
-            current = next
         }
         return current
     }
 
     /// A name that already exists, or is not a directory where one is needed, means
     /// the checks let a clash through: treat it as the archive's fault, not the disk's.
-    private static func failure(creating components: [String]) -> AssetFailure {
+    private static func failure(creating components: [String], code: Int32) -> AssetFailure {
         let path = components.joined(separator: "/")
-        switch errno {
+        switch code {
         case EEXIST, ENOTDIR, ELOOP:
             return AssetFailure(.unsafeArchive, "entry '\(path)' clashes with another entry")
         default:
-            return storage("cannot create '\(path)'")
+            return AssetFailure(.storage, "cannot create '\(path)': \(String(cString: strerror(code)))")
         }
     }
 

@@ -7,7 +7,7 @@ import Darwin
 #endif
 
 /// A small reader of a ZIP's end records, central directory and local headers
-/// (APPNOTE 4.3), ZIP64 included. libzip 1.7 gives no data offsets (DESIGN §10), so
+/// (APPNOTE 4.3), ZIP64 included. libzip 1.7 gives no data offsets, so
 /// this is what shows where each entry's bytes lie: overlapping entries, the
 /// "full" and "quoted" overlap of zip bombs, are only visible from here. It judges
 /// nothing beyond the structure: the rules are ``ArchiveEntryChecks``'.

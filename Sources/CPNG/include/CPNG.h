@@ -17,7 +17,8 @@ typedef struct cpng_result {
 } cpng_result;
 
 /// Decodes the PNG at `path` one row at a time (never the whole image) within the
-/// given limits. The only place in the package that uses setjmp/longjmp.
+/// given limits. One of the two places in the package that use setjmp/longjmp
+/// (CJPEG is the other).
 cpng_result cpng_validate_file(const char *path, uint32_t max_side, uint64_t max_pixels,
                                uint64_t max_chunk_bytes);
 

@@ -1,4 +1,4 @@
-/// The engine's settings (DESIGN §9).
+/// The engine's settings (docs/delivery.md).
 public struct DeliveryConfiguration: Sendable {
     /// Seconds between accepted triggers; an action's `min_seconds_since_last_trigger`
     /// overrides it for that action. The seed SDKs' default is 30.

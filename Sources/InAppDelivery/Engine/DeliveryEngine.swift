@@ -1,6 +1,6 @@
 import AssetCache
 
-/// Decides which in-app message a user sees and when (DESIGN §9): triggers and
+/// Decides which in-app message a user sees and when (docs/delivery.md): triggers and
 /// their filters, priority, the minimum interval, the LIFO stack, and the
 /// discards made at display time.
 ///

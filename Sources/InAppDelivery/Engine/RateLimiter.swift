@@ -1,6 +1,6 @@
 import AssetCache
 
-/// The minimum interval between accepted triggers (DESIGN §9). Only triggers are
+/// The minimum interval between accepted triggers (docs/delivery.md). Only triggers are
 /// limited: showing what is already on the stack never is.
 struct RateLimiter: Sendable {
     enum Outcome: Equatable {

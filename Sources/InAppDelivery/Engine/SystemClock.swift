@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The wall clock, for apps.
 public struct SystemClock: DeliveryClock, Sendable {

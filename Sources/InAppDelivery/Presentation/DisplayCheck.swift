@@ -1,6 +1,6 @@
 import AssetCache
 
-/// The discards decided at display time, before the presenter is asked (DESIGN §9).
+/// The discards decided at display time, before the presenter is asked (docs/delivery.md).
 struct DisplayCheck {
     enum Outcome {
         case showable([MessageVerdict.LocalAsset])

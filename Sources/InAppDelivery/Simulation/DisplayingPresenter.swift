@@ -1,5 +1,5 @@
 /// The simulator's presenter: shows every message it is offered, which then
-/// stays visible until a `dismiss` event (DESIGN §9).
+/// stays visible until a `dismiss` event (docs/delivery.md).
 public final class DisplayingPresenter: MessagePresenter {
     public init() {}
 

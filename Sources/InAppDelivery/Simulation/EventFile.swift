@@ -1,7 +1,11 @@
 import AssetCache
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
-/// Reads a JSON Lines events file (DESIGN §9). Blank lines are skipped; every
+/// Reads a JSON Lines events file (docs/delivery.md). Blank lines are skipped; every
 /// other line must be a whole event, in time order, or the file is refused
 /// naming the line: a replay of half a file would answer a question nobody asked.
 public enum EventFile {

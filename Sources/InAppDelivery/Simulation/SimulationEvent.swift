@@ -1,4 +1,4 @@
-/// One line of a `simulate` events file (DESIGN §9): a trigger event, or
+/// One line of a `simulate` events file (docs/delivery.md): a trigger event, or
 /// something the app or the user did.
 public enum SimulationEvent: Sendable, Equatable {
     case trigger(TriggerEvent)

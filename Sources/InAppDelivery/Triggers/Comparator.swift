@@ -1,5 +1,5 @@
 /// The integer comparators of `property_filters`, numbered as servers send them
-/// (DESIGN §4).
+/// (docs/manifest.md).
 enum Comparator: Int, Sendable, CaseIterable {
     case equals = 1
     case notEqual = 2

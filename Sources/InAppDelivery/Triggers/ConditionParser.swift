@@ -1,6 +1,6 @@
 import AssetCache
 
-/// Compiles the `trigger_condition` entries of one action (DESIGN §4 table).
+/// Compiles the `trigger_condition` entries of one action (the tables of docs/manifest.md).
 struct ConditionParser {
     var filterParser = PropertyFilterParser()
     var warnings: [String] = []

@@ -1,5 +1,3 @@
-import Foundation
-
 /// A property or a `property_value` reduced to what comparisons need: dates
 /// become epoch seconds, so that ordering them is ordering numbers.
 enum FilterValue: Sendable, Equatable {
@@ -17,6 +15,6 @@ enum FilterValue: Sendable, Equatable {
 enum FilterOperand: Sendable {
     case none
     case value(FilterValue)
-    case pattern(NSRegularExpression)
+    case pattern(FilterPattern)
     case seconds(Double)
 }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// ISO 8601 date-times, the only way a date travels in JSON event properties
 /// and in date `property_value`s.

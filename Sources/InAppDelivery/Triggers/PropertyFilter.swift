@@ -1,10 +1,8 @@
-import Foundation
-
 /// One filter of `property_filters`, compiled.
 enum PropertyFilter: Sendable {
     case compare(key: String, type: PropertyType, comparator: Comparator, operand: FilterOperand)
     /// Location and unknown comparators or types: kept so that the rest of the
-    /// manifest works, and never passing (DESIGN §4).
+    /// manifest works, and never passing (docs/manifest.md).
     case unsupported
 
     /// `now` is the engine's clock, never the wall clock, so that "less than X
@@ -21,8 +19,8 @@ enum PropertyFilter: Sendable {
         case (.greaterThanOrEqual, .value(let expected)): return order(value, expected, >=)
         case (.lessThan, .value(let expected)): return order(value, expected, <)
         case (.lessThanOrEqual, .value(let expected)): return order(value, expected, <=)
-        case (.matches, .pattern(let regex)): return Self.matches(value, regex)
-        case (.doesNotMatch, .pattern(let regex)): return !Self.matches(value, regex)
+        case (.matches, .pattern(let pattern)): return Self.matches(value, pattern)
+        case (.doesNotMatch, .pattern(let pattern)): return !Self.matches(value, pattern)
         case (.lessThanSecondsAgo, .seconds(let seconds)): return value.number.map { now - $0 < seconds } ?? false
         case (.moreThanSecondsAgo, .seconds(let seconds)): return value.number.map { now - $0 > seconds } ?? false
         default:
@@ -36,9 +34,8 @@ enum PropertyFilter: Sendable {
         return holds(lhs, rhs)
     }
 
-    /// Unanchored, as the servers' regexes are written: `sale` matches "Summer SALE".
-    private static func matches(_ value: FilterValue, _ regex: NSRegularExpression) -> Bool {
+    private static func matches(_ value: FilterValue, _ pattern: FilterPattern) -> Bool {
         guard case .text(let text) = value else { return false }
-        return regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+        return pattern.matches(text)
     }
 }

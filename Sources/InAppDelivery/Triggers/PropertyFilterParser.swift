@@ -1,5 +1,9 @@
 import AssetCache
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Compiles `property_filters`, naming the JSON path of anything wrong so that a
 /// campaign author can find it: `...property_filters[0][1].property_value`.
@@ -63,7 +67,7 @@ struct PropertyFilterParser {
         case .pattern?:
             guard case .string(let pattern)? = json else { throw ManifestError(path: path, "expected a regular expression string") }
             do {
-                return .pattern(try NSRegularExpression(pattern: pattern, options: [.caseInsensitive]))
+                return .pattern(try FilterPattern(pattern))
             } catch {
                 throw ManifestError(path: path, "'\(pattern)' is not a valid regular expression")
             }

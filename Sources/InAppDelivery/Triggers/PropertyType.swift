@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `property_type` of a filter: which properties it can test and how.
 enum PropertyType: String, Sendable {

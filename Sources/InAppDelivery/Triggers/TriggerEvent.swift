@@ -1,4 +1,4 @@
-/// The events that can fire a triggered action (DESIGN §4, "Trigger conditions").
+/// The events that can fire a triggered action (docs/manifest.md, "Trigger conditions").
 public enum TriggerEvent: Sendable, Equatable, CustomStringConvertible {
     case sessionStart
     case customEvent(name: String, properties: [String: EventProperty] = [:])
@@ -17,7 +17,7 @@ public enum TriggerEvent: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Session start and push clicks make the user eligible for whatever is on the
-    /// stack even when they fire nothing themselves (DESIGN §9); other events only
+    /// stack even when they fire nothing themselves (docs/delivery.md); other events only
     /// through the message they trigger.
     var offersStack: Bool {
         switch self {

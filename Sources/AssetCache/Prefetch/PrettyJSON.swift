@@ -1,0 +1,123 @@
+/// JSON text indented by two spaces, `"key" : value`, as JSONEncoder's
+/// `.prettyPrinted` writes it, with keys in the order they are written: every
+/// JSON output of prefetch keeps the order its documentation lists.
+package struct PrettyJSON {
+    private var bytes: [UInt8] = []
+    /// Takes the text written so far between array elements, once there is enough of it.
+    private let flush: ([UInt8]) -> Void
+    private static let flushThreshold = 64 * 1024
+    /// Per open container: whether it has no member yet.
+    private var empty: [Bool] = []
+    private var afterKey = false
+
+    package init(flush: @escaping ([UInt8]) -> Void) {
+        self.flush = flush
+    }
+
+    package mutating func flushNow() {
+        guard !bytes.isEmpty else { return }
+        flush(bytes)
+        bytes.removeAll(keepingCapacity: true)
+    }
+
+    package mutating func object(_ members: (inout PrettyJSON) -> Void) {
+        open(UInt8(ascii: "{"))
+        members(&self)
+        close(UInt8(ascii: "}"))
+    }
+
+    package mutating func array<S: Sequence>(_ elements: S, _ write: (inout PrettyJSON, S.Element) -> Void) {
+        open(UInt8(ascii: "["))
+        for element in elements {
+            startMember()
+            afterKey = true
+            write(&self, element)
+            if bytes.count >= Self.flushThreshold { flushNow() }
+        }
+        close(UInt8(ascii: "]"))
+    }
+
+    package mutating func key(_ name: StaticString) {
+        startMember()
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        bytes.append(contentsOf: [UInt8(ascii: "\""), 0x20, UInt8(ascii: ":"), 0x20])
+        afterKey = true
+    }
+
+    package mutating func string(_ text: String) {
+        value()
+        bytes.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0x08: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
+            case 0x0C: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
+            case ..<0x20:
+                let digits = Array("0123456789abcdef".utf8)
+                bytes.append(contentsOf: Array("\\u00".utf8))
+                bytes.append(digits[Int(byte >> 4)])
+                bytes.append(digits[Int(byte & 0x0F)])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    package mutating func integer(_ number: some BinaryInteger) {
+        value()
+        bytes.append(contentsOf: Array(String(number).utf8))
+    }
+
+    package mutating func null() {
+        value()
+        bytes.append(contentsOf: Array("null".utf8))
+    }
+
+    package mutating func bool(_ flag: Bool) {
+        value()
+        bytes.append(contentsOf: Array((flag ? "true" : "false").utf8))
+    }
+
+    /// As JSONEncoder writes a Double: the shortest text that reads back the same.
+    package mutating func number(_ number: Double) {
+        value()
+        bytes.append(contentsOf: Array("\(number)".utf8))
+    }
+
+    /// A value stands after a key or as an array element.
+    private mutating func value() {
+        precondition(afterKey, "a JSON value needs a key or an array around it")
+        afterKey = false
+    }
+
+    private mutating func open(_ bracket: UInt8) {
+        if !empty.isEmpty { value() }
+        bytes.append(bracket)
+        empty.append(true)
+    }
+
+    private mutating func close(_ bracket: UInt8) {
+        let wasEmpty = empty.removeLast()
+        if !wasEmpty { newline() }
+        bytes.append(bracket)
+    }
+
+    private mutating func startMember() {
+        if empty[empty.count - 1] {
+            empty[empty.count - 1] = false
+        } else {
+            bytes.append(UInt8(ascii: ","))
+        }
+        newline()
+    }
+
+    private mutating func newline() {
+        bytes.append(0x0A)
+        bytes.append(contentsOf: repeatElement(0x20, count: 2 * empty.count))
+    }
+}

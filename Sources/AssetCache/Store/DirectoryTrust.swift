@@ -1,0 +1,32 @@
+import Glibc
+
+/// Who may change a cache directory, checked the way OpenSSH's StrictModes and
+/// sudo check theirs, on the open descriptor (so the directory checked is the one
+/// used). Anyone who can write into a directory of the cache can plant links
+/// and files in it; the store follows no link, but a planted object or ref would
+/// still be shown as the asset.
+enum DirectoryTrust {
+    /// Asked once: checks run on every shard a run opens.
+    private static let caller = geteuid()
+
+    /// Writers (which create, remove and change modes) need the directory to be
+    /// owned by the caller or root; readers write nothing and may read a cache
+    /// another user keeps for them. Neither accepts one that group or others can
+    /// write. nil when `directory` passes; else what is wrong and the fix.
+    static func problem(with directory: Directory, writer: Bool) -> String? {
+        guard let info = directory.status() else {
+            return "\(directory.path) cannot be examined: \(String(cString: strerror(errno)))"
+        }
+        let me = caller
+        if writer && info.st_uid != me && info.st_uid != 0 {
+            return "\(directory.path) belongs to uid \(info.st_uid), not to you (uid \(me)) or root, and its owner could "
+                + "plant links or files in it; fix it with: chown \(me) \(directory.path), or use a directory of your own"
+        }
+        if info.st_mode & 0o022 != 0 {
+            let mode = String(info.st_mode & 0o7777, radix: 8)
+            return "\(directory.path) is writable by \(info.st_mode & 0o002 != 0 ? "everyone" : "its group") (mode \(mode)), "
+                + "who could plant links or files in it; fix it with: chmod go-w \(directory.path)"
+        }
+        return nil
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+
+/// A ZIP of stored (uncompressed) files written here byte by byte, for archives
+/// the fixtures should not hold, such as one whose paths are longer than PATH_MAX.
+enum StoredZip {
+    static func make(_ files: [(name: String, bytes: [UInt8])]) -> Data {
+        var archive: [UInt8] = []
+        var central: [UInt8] = []
+        for file in files {
+            let name = Array(file.name.utf8)
+            let crc = crc32(file.bytes)
+            let offset = UInt32(archive.count)
+            // Local header: version 2.0, no flags, stored, 1980-01-01 00:00.
+            archive += le32(0x0403_4B50) + le16(20) + le16(0) + le16(0) + le16(0) + le16(0x21)
+            archive += le32(crc) + le32(UInt32(file.bytes.count)) + le32(UInt32(file.bytes.count))
+            archive += le16(UInt16(name.count)) + le16(0) + name + file.bytes
+            // Central record: made by Unix, a regular file of mode 0644.
+            central += le32(0x0201_4B50) + le16(3 << 8 | 20) + le16(20) + le16(0) + le16(0) + le16(0) + le16(0x21)
+            central += le32(crc) + le32(UInt32(file.bytes.count)) + le32(UInt32(file.bytes.count))
+            central += le16(UInt16(name.count)) + le16(0) + le16(0) + le16(0) + le16(0)
+            central += le32(UInt32(0o100644) << 16) + le32(offset) + name
+        }
+        let end = le32(0x0605_4B50) + le16(0) + le16(0) + le16(UInt16(files.count)) + le16(UInt16(files.count))
+            + le32(UInt32(central.count)) + le32(UInt32(archive.count)) + le16(0)
+        return Data(archive + central + end)
+    }
+
+    static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        return ~crc
+    }
+
+    private static func le16(_ value: UInt16) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8)] }
+    private static func le32(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8((value >> (8 * $0)) & 0xFF) } }
+}

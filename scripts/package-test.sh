@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# `make package-test`: installs the prefetch package into a fresh Debian root
+# that has never seen Swift, and checks there that it runs.
+#
+# The root is `debootstrap --variant=minbase` of this machine's release, made
+# once and kept under $PACKAGE_TEST_CACHE (default /var/tmp/prefetch-package-test);
+# every run works in a new copy of it. The mirror is $DEBOOTSTRAP_MIRROR, else
+# the first one this machine's apt sources list for its release. Needs root.
+#
+# Inside the copy: `apt-get install` of the .deb (its Depends and nothing else),
+# `prefetch --version`, `ldd` with nothing missing and nothing from Swift, a
+# `prefetch run` of fixtures/manifests/demo.json against fixture-server on the
+# host's loopback (a chroot shares the host's network) with the verdicts its
+# messages expect in extras.expect, `prefetch verify`, and `apt-get remove
+# --purge`, after which only the cache directory may be left.
+set -euo pipefail
+usage="usage: package-test.sh DEB_DIR"
+debs=${1:?$usage}
+debs=$(cd "$debs" && pwd)
+top=$(cd "$(dirname "$0")/.." && pwd)
+cache=${PACKAGE_TEST_CACHE:-/var/tmp/prefetch-package-test}
+step() { printf '\n== %s\n' "$*"; }
+fail() { echo "package-test: FAILED: $*" >&2; exit 1; }
+
+[ "$(id -u)" = 0 ] || fail "needs root (debootstrap, chroot); run it with sudo"
+. /etc/os-release
+release=${VERSION_CODENAME:?/etc/os-release names no release}
+arch=$(dpkg --print-architecture)
+version=$(dpkg-deb --field "$(ls "$debs"/prefetch_*_"$arch".deb | tail -n1)" Version)
+deb=$debs/prefetch_${version}_$arch.deb
+server_deb=$debs/prefetch-fixture-server_${version}_$arch.deb
+[ -f "$deb" ] && [ -f "$server_deb" ] || fail "no packages for $version in $debs; run make deb"
+
+# The mirror: DEBOOTSTRAP_MIRROR, else the first URI this machine's apt sources
+# (one-line or deb822) give for its release.
+mirror_from_sources() {
+    local file
+    for file in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+        [ -f "$file" ] || continue
+        awk -v rel="$release" '$1 == "deb" { i = 2; if ($2 ~ /^\[/) while ($i !~ /\]$/) i++; if ($2 ~ /^\[/) i++;
+            if ($(i + 1) == rel) { print $i; exit } }' "$file"
+    done
+    for file in /etc/apt/sources.list.d/*.sources; do
+        [ -f "$file" ] || continue
+        awk -v rel="$release" 'BEGIN { RS = ""; FS = "\n" }
+            { uri = ""; ok = 0; on = 1; deb = 0
+              for (n = 1; n <= NF; n++) {
+                  if ($n ~ /^URIs:/) { split($n, u, " "); uri = u[2] }
+                  if ($n ~ /^Suites:/) { c = split($n, s, " "); for (k = 2; k <= c; k++) if (s[k] == rel) ok = 1 }
+                  if ($n ~ /^Types:/ && $n ~ /[ \t]deb([ \t]|$)/) deb = 1
+                  if ($n ~ /^Enabled:[ \t]*no/) on = 0 }
+              if (ok && on && deb && uri != "") { print uri; exit } }' "$file"
+    done
+}
+mirror=${DEBOOTSTRAP_MIRROR:-$(mirror_from_sources | head -n1)}
+[ -n "$mirror" ] || fail "no apt source for $release in /etc/apt; set DEBOOTSTRAP_MIRROR"
+
+base=$cache/$release-$arch-minbase
+root=$cache/run
+server_pid=
+cleanup() {
+    [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
+    mountpoint -q "$root/proc" && umount "$root/proc"
+    return 0
+}
+trap cleanup EXIT
+
+if [ ! -d "$base" ]; then
+    step "debootstrap --variant=minbase $release $mirror (once; kept in $base)"
+    rm -rf "$base.partial"
+    mkdir -p "$cache"
+    debootstrap --variant=minbase "$release" "$base.partial" "$mirror" >"$cache/debootstrap.log" 2>&1 ||
+        fail "debootstrap failed; see $cache/debootstrap.log"
+    mv "$base.partial" "$base"
+fi
+
+step "a fresh copy of the root: $root"
+# Never delete through a mount point into the host's /proc.
+mountpoint -q "$root/proc" && umount "$root/proc"
+grep -q " $root/" /proc/mounts && fail "something is still mounted under $root"
+rm -rf "$root"
+cp -a "$base" "$root"
+mount -t proc proc "$root/proc"
+cp /etc/resolv.conf "$root/etc/resolv.conf"
+mkdir -p "$root/tmp/package-test"
+cp "$deb" "$server_deb" "$root/tmp/package-test/"
+in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root DEBIAN_FRONTEND=noninteractive "$@"; }
+# No /dev/pts in the root: dpkg's output goes straight through instead of a pty.
+apt() { in_root apt-get -o Dpkg::Use-Pty=0 "$@"; }
+in_root sh -c '! command -v swift && ! ls /usr/lib/swift 2>/dev/null && ! ldconfig -p | grep -q libswift' >/dev/null ||
+    fail "the root has Swift in it"
+echo "no swift, no /usr/lib/swift, no libswift* known to ldconfig"
+apt update -qq
+
+# Every path in the root but the package manager's own bookkeeping and our inputs.
+files() {
+    (cd "$root" && find . -xdev \( -path ./proc -o -path ./tmp -o -path ./var/lib/dpkg -o -path ./var/lib/apt \
+        -o -path ./var/cache/apt -o -path ./var/cache/debconf -o -path ./var/cache/ldconfig -o -path ./var/log \
+        -o -path ./etc/ld.so.cache \) -prune -o -print | sort)
+}
+files >"$cache/files-before"
+
+step "apt-get install ./prefetch_${version}_$arch.deb"
+apt install -y --no-install-recommends "/tmp/package-test/$(basename "$deb")"
+installed=$(in_root dpkg-query -L prefetch)
+for path in /usr/bin/prefetch /usr/share/man/man1/prefetch.1.gz /usr/share/bash-completion/completions/prefetch \
+    /usr/share/zsh/vendor-completions/_prefetch /usr/share/fish/vendor_completions.d/prefetch.fish \
+    /lib/systemd/system/prefetch.service /lib/systemd/system/prefetch.timer /usr/share/doc/prefetch/copyright; do
+    grep -qx "$path" <<<"$installed" || fail "the package did not install $path"
+done
+[ -z "$(find "$root/etc/systemd" -name 'prefetch.*' 2>/dev/null)" ] || fail "the units were enabled on install"
+
+step "prefetch --version"
+got=$(in_root prefetch --version)
+echo "$got"
+[ "$got" = "$version" ] || fail "prefetch --version says '$got', the package is $version"
+
+step "ldd /usr/bin/prefetch"
+libraries=$(in_root ldd /usr/bin/prefetch)
+echo "$libraries"
+! grep -q "not found" <<<"$libraries" || fail "a library is missing"
+! grep -Eq "libswift|libFoundation|lib_Foundation|libdispatch|libBlocksRuntime" <<<"$libraries" ||
+    fail "the binary needs a library from the Swift toolchain"
+
+step "fixture-server on the host's loopback (from prefetch-fixture-server_${version}_$arch.deb)"
+server_root=$cache/fixture-server
+rm -rf "$server_root"
+dpkg-deb -x "$server_deb" "$server_root"
+"$server_root/usr/bin/fixture-server" --root "$top/fixtures/assets" --port 0 >"$cache/server-url" &
+server_pid=$!
+for _ in $(seq 100); do [ -s "$cache/server-url" ] && break; sleep 0.1; done
+url=$(head -n1 "$cache/server-url")
+[ -n "$url" ] || fail "fixture-server did not start"
+echo "$url"
+# As scripts/demo.sh does: the manifest's assets point at the server.
+sed "s#http://fixtures.test#$url#g" "$top/fixtures/manifests/demo.json" >"$root/tmp/package-test/demo.json"
+
+step "prefetch run /tmp/package-test/demo.json --cache-dir /var/cache/prefetch (in the root)"
+status=0
+in_root prefetch run /tmp/package-test/demo.json --cache-dir /var/cache/prefetch --json \
+    >"$cache/report.json" 2>"$cache/run.stderr" || status=$?
+cat "$cache/run.stderr"
+echo "prefetch run exited $status"
+[ "$status" = 1 ] || fail "prefetch run exited $status; make demo's run exits 1 (some messages are discarded on purpose)"
+python3 - "$top/fixtures/manifests/demo.json" "$cache/report.json" <<'EOF' || fail "the verdicts differ from make demo's"
+import json, sys
+manifest, report = (json.load(open(path)) for path in sys.argv[1:3])
+expected = {t["id"]: t["data"]["extras"]["expect"] for t in manifest["triggers"]
+            if t.get("type") == "inapp" and "expect" in t.get("data", {}).get("extras", {})}
+got = {m["id"]: m["status"] + (":" + m["reason"] if m.get("reason") else "") for m in report["messages"]}
+wrong = [f"  {id}: expected {verdict}, got {got.get(id, 'nothing')}" for id, verdict in expected.items() if got.get(id) != verdict]
+extra = sorted(set(got) - set(expected))
+for id, verdict in got.items():
+    print(f"  {id:30} {verdict}")
+if wrong or extra:
+    print("\n".join(wrong + [f"  {id}: not in the demo's expectations" for id in extra]), file=sys.stderr)
+    sys.exit(1)
+print(f"{len(expected)} messages, each with the verdict the demo expects")
+EOF
+
+step "prefetch verify --cache-dir /var/cache/prefetch"
+in_root prefetch verify --cache-dir /var/cache/prefetch || fail "prefetch verify found problems"
+
+step "prefetch-fixture-server: installs and starts without Swift too"
+apt install -y -qq --no-install-recommends "/tmp/package-test/$(basename "$server_deb")" >/dev/null
+libraries=$(in_root ldd /usr/bin/fixture-server)
+! grep -Eq "not found|libswift|libFoundation|lib_Foundation|libdispatch" <<<"$libraries" || fail "fixture-server: $libraries"
+in_root fixture-server --help >/dev/null || fail "fixture-server --help failed"
+echo "ok"
+
+step "apt-get remove --purge --auto-remove prefetch prefetch-fixture-server"
+apt remove -y --purge --auto-remove prefetch prefetch-fixture-server
+files >"$cache/files-after"
+left=$(comm -13 "$cache/files-before" "$cache/files-after")
+gone=$(comm -23 "$cache/files-before" "$cache/files-after")
+[ -z "$gone" ] || fail "the purge removed files that were there before: $gone"
+outside=$(grep -v '^\./var/cache/prefetch\(/\|$\)' <<<"$left" || true)
+[ -z "$outside" ] || fail "the purge left files outside the cache directory: $outside"
+grep -qx './var/cache/prefetch' <<<"$left" || fail "the cache directory did not survive the purge"
+echo "left behind: /var/cache/prefetch, the cache, kept on purpose ($(grep -c . <<<"$left") paths); nothing else"
+
+step "package-test passed: $(basename "$deb") in a fresh $release root"
