@@ -1,9 +1,9 @@
-# Two commands for a fresh machine: `make demo` and `make test`; `make bench` for speed.
+# Two commands for a fresh machine: `make demo` and `make test`; `make bench` for speed, `make fleet` for many devices.
 SWIFT ?= swift
 SYSTEM_PACKAGES = libcurl4-openssl-dev libzip-dev libpng-dev libjpeg62-turbo-dev libgif-dev libwebp-dev pkg-config
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps test-deps build test test-docs python-deps demo fixtures bench fuzz docs man completions clean
+.PHONY: deps test-deps build test test-docs python-deps demo fixtures bench fuzz fleet docs man completions clean
 
 # Installs the C libraries only when pkg-config cannot find them (giflib has no
 # pkg-config file before 5.2, so its header is looked for instead).
@@ -103,6 +103,20 @@ bench: deps
 SECONDS ?= 60
 fuzz: deps
 	Fuzz/run.sh $(SECONDS)
+
+# N devices (FLEET_DEVICES, 8) behind an nginx caching proxy, an nginx origin and a
+# prometheus-node-exporter reading their --metrics-file output, all on loopback
+# (scripts/fleet.sh); installs nginx, prometheus-node-exporter and curl when missing.
+FLEET_TOOLS = nginx prometheus-node-exporter curl python3
+FLEET_PACKAGES = nginx prometheus-node-exporter curl python3
+fleet: deps
+	@PATH="$$PATH:/usr/sbin"; for tool in $(FLEET_TOOLS); do command -v $$tool >/dev/null 2>&1 || missing=1; done; \
+	if [ -n "$$missing" ]; then \
+		echo "Installing $(FLEET_PACKAGES) with apt-get"; \
+		$(SUDO) apt-get update && $(SUDO) apt-get install -y --no-install-recommends $(FLEET_PACKAGES); \
+	fi
+	$(SWIFT) build --product prefetch
+	scripts/fleet.sh "$$($(SWIFT) build --show-bin-path)"
 
 clean:
 	rm -rf .build

@@ -24,6 +24,9 @@ F  ready_ms of the session-start message, whose asset is the last of the 600,
    against ready_ms of a cold run of that message alone
 G  peak RSS (wait4 ru_maxrss) of A, and of a run whose only asset is a 1 GiB ZIP
    of stored data
+T  a cold run of the session over HTTPS/1.1 and over HTTPS/2 (nginx `http2`, a
+   private CA made by openssl, --cacert), with the connections each opened
+   (bench/tls.py)
 H  `prefetch run --limit-rate 200K` of 2 MiB in 8 assets from fixture-server: body
    bytes over the time from the first request's arrival to the last response's
    end, both from the server's --log, against the limit for the whole run
@@ -45,6 +48,7 @@ import sys
 import time
 
 import bounds
+import tls
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH = os.path.join(TOP, "bench")
@@ -101,7 +105,7 @@ class Nginx:
     nginx serves files by default (ETag, Last-Modified), the second adding
     `Cache-Control: no-cache`."""
 
-    def __init__(self, work, www):
+    def __init__(self, work, www, extra_servers="", extra_ports=()):
         self.prefix = os.path.join(work, "nginx")
         shutil.rmtree(self.prefix, ignore_errors=True)
         os.makedirs(os.path.join(self.prefix, "logs"))
@@ -136,7 +140,7 @@ http {{
         listen 127.0.0.1:{self.no_cache_port};
         root {www};
         add_header Cache-Control no-cache;
-    }}
+    }}{extra_servers}
 }}
 """
         os.makedirs(temp)
@@ -152,7 +156,7 @@ http {{
             if self.process.poll() is not None:
                 raise SystemExit("bench: nginx exited: " + self.process.stderr.read().decode(errors="replace"))
             try:
-                for port in (self.port, self.no_cache_port):
+                for port in (self.port, self.no_cache_port, *extra_ports):
                     socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
                 return
             except OSError:
@@ -466,6 +470,7 @@ def table(bench, rounds):
     per_thousand = (s["C10000"] - s["C1000"]) / 9
     row("C 10,000 / C 1,000", f"{s['C10000'] / s['C1000']:.1f}", "<= 10 (linear)", s["C10000"] / s["C1000"] <= 10,
         f"fixed part (start, cache open) ~{ms(s['C1000'] - per_thousand)}, then {ms(per_thousand)} per 1,000 messages")
+    tls.rows(s, row)
     row("F / F alone", f"{s['F'] / s['F_alone']:.2f}", "<= 2", s["F"] / s["F_alone"] <= 2)
     plan_py = s["C10000_text"] / s["C10000_python"]
     row("C plan (text) / python json.load", f"{plan_py:.2f}", "<= 0.50", plan_py <= 0.5, "same file, same rounds")
@@ -555,9 +560,12 @@ def main():
         assets = json.load(f)["assets"]
 
     bench = Bench(args, assets)
-    nginx = Nginx(bench.work, os.path.join(corpus, "www"))
+    https = tls.TLSServers(bench.work, free_port)
+    www = os.path.join(corpus, "www")
+    nginx = Nginx(bench.work, www, extra_servers=https.config(www), extra_ports=https.ports.values())
     try:
         manifests, lists = write_inputs(bench.work, assets, nginx)
+        https_manifests = tls.manifests(https, manifests["session"], nginx.url(), bench.work)
         if args.serve:
             print(f"bench: nginx on {nginx.url()} (no-cache: {nginx.url(no_cache=True)}); manifests in {bench.work}/manifests", flush=True)
             signal.pause()
@@ -567,6 +575,7 @@ def main():
             ("A' B'", lambda: bench.run_cold_warm(manifests, no_cache=True)),
             ("E aria2", lambda: bench.run_baseline("aria2", lists)),
             ("F alone", lambda: bench.run_single(manifests)),
+            ("T https", lambda: tls.run(bench, https, https_manifests)),
             ("H limit-rate", bench.run_limit_rate),
         ]
         if not args.no_big:

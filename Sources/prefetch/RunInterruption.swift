@@ -16,6 +16,12 @@ final class RunInterruption: @unchecked Sendable {
     private var sources: [DispatchSourceSignal] = []
     private let lock = Mutex(())
     private var caught: Int32?
+    private var timedOut = false
+
+    /// Whether a signal or `--max-run-time` ended the run before it was done.
+    var stoppedEarly: Bool {
+        lock.withLock { _ in caught != nil || timedOut }
+    }
 
     /// 130 or 143 once a signal stopped the run.
     var exitStatus: Int32? {
@@ -36,7 +42,8 @@ final class RunInterruption: @unchecked Sendable {
             sources.append(source)
         }
         if let maxRunTime {
-            DispatchQueue.global().asyncAfter(deadline: .now() + maxRunTime) {
+            DispatchQueue.global().asyncAfter(deadline: .now() + maxRunTime) { [self] in
+                lock.withLock { _ in timedOut = true }
                 prefetcher.stop(reason: "the run reached --max-run-time \(Self.format(maxRunTime)) s")
             }
         }

@@ -134,6 +134,10 @@ final class Transfer: TransferQueueItem {
         set(ccurl_easy_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"))
         set(ccurl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, request.followsRedirects ? 1 : 0))
         set(ccurl_easy_setopt_long(easy, CURLOPT_MAXREDIRS, limits.maxRedirects))
+        // Requests that start together towards a host not yet connected wait for
+        // the first connection to say whether it multiplexes (HTTP/2) instead of
+        // each opening its own; over HTTP/1.1 the others then connect as before.
+        set(ccurl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1))
         set(ccurl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(limits.connectTimeout)))
         set(ccurl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(limits.maxTime)))
         if limits.stallTimeout > 0, limits.stallBytesPerSecond > 0 {
