@@ -20,7 +20,7 @@ import Testing
             "--max-asset-size": "ServerFaultTests", "--retries": "ServerFaultTests", "--connect-timeout": "ServerFaultTests",
             "--stall-timeout": "ServerFaultTests", "--max-time": "ServerFaultTests", "--max-redirs": "ServerFaultTests",
             "--cacert": "PrivateCATests", "--header": "ManifestHeaderTests", "--limit-rate": "LimitRateTests",
-            "--trusted-key": "SignedManifestTests",
+            "--trusted-key": "SignedManifestTests", "--metrics-file": "MetricsFileTests",
         ],
         "plan": ["--trusted-key": "SignedManifestTests"],
         "simulate": ["--min-interval": "SimulateTests", "--orientation": "SimulateTests", "--start-time": "SimulateTests"],
