@@ -1,9 +1,9 @@
-# Two commands for a fresh machine: `make demo` and `make test`; `make bench` for speed.
+# Two commands for a fresh machine: `make demo` and `make test`; `make bench` for speed, `make fleet` for many devices.
 SWIFT ?= swift
 SYSTEM_PACKAGES = libcurl4-openssl-dev libzip-dev libpng-dev libjpeg62-turbo-dev libgif-dev libwebp-dev pkg-config
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps test-deps build test test-docs python-deps demo fixtures bench powerloss docs man completions clean
+.PHONY: deps test-deps build test test-docs python-deps demo fixtures bench powerloss fuzz fleet docs man completions clean
 
 # Installs the C libraries only when pkg-config cannot find them (giflib has no
 # pkg-config file before 5.2, so its header is looked for instead).
@@ -82,8 +82,9 @@ fixtures:
 # The benchmark of issue 6 (bench/run.py): installs nginx, curl, aria2, pngcheck,
 # the JPEG, GIF and WebP tools, unzip, GNU time and strace when missing, builds
 # prefetch in release mode, prints the table and writes BENCHMARKS.md. BENCH_ARGS
-# passes options on, e.g. BENCH_ARGS="--rounds 7 --no-big", or
-# BENCH_ARGS="--only-bounds" for rows I and J (bench/bounds.py) alone.
+# passes options on, e.g. BENCH_ARGS="--rounds 7 --no-big", BENCH_ARGS="--only-bounds"
+# for rows I and J (bench/bounds.py) alone, or BENCH_ARGS="--callgrind" to add
+# instruction counts of the plan and of Python (valgrind).
 BENCH_TOOLS = nginx curl aria2c pngcheck djpeg cjpeg giftext dwebp cwebp unzip python3 strace
 BENCH_PACKAGES = nginx curl aria2 pngcheck libjpeg-turbo-progs giflib-tools webp unzip python3 time strace
 bench: deps
@@ -109,6 +110,26 @@ powerloss: deps
 		$(SUDO) apt-get update && $(SUDO) apt-get install -y $(LAZYFS_PACKAGES); \
 	fi
 	scripts/powerloss.sh $(POWERLOSS_ARGS)
+
+# Every libFuzzer target under ASan for SECONDS each (Fuzz/run.sh); a crash, leak or
+# timeout leaves its input in .build-fuzz/artifacts/ and fails.
+SECONDS ?= 60
+fuzz: deps
+	Fuzz/run.sh $(SECONDS)
+
+# N devices (FLEET_DEVICES, 8) behind an nginx caching proxy, an nginx origin and a
+# prometheus-node-exporter reading their --metrics-file output, all on loopback
+# (scripts/fleet.sh); installs nginx, prometheus-node-exporter and curl when missing.
+FLEET_TOOLS = nginx prometheus-node-exporter curl python3
+FLEET_PACKAGES = nginx prometheus-node-exporter curl python3
+fleet: deps
+	@PATH="$$PATH:/usr/sbin"; for tool in $(FLEET_TOOLS); do command -v $$tool >/dev/null 2>&1 || missing=1; done; \
+	if [ -n "$$missing" ]; then \
+		echo "Installing $(FLEET_PACKAGES) with apt-get"; \
+		$(SUDO) apt-get update && $(SUDO) apt-get install -y --no-install-recommends $(FLEET_PACKAGES); \
+	fi
+	$(SWIFT) build --product prefetch
+	scripts/fleet.sh "$$($(SWIFT) build --show-bin-path)"
 
 clean:
 	rm -rf .build

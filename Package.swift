@@ -1,9 +1,11 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+// Built and tested on Linux only (Glibc, libcurl, libzip, libpng from the
+// distribution): no platform is claimed that nothing checks. The libc calls
+// that would differ elsewhere are in Sources/AssetCache/Platform/LibC.swift.
 let package = Package(
     name: "AssetCache",
-    platforms: [.macOS(.v13)],
     products: [
         .library(name: "AssetCache", targets: ["AssetCache"]),
         .library(name: "InAppDelivery", targets: ["InAppDelivery"]),
@@ -18,6 +20,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.27.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
+        // run --metrics-file: swift-metrics is the API, swift-prometheus renders the text format.
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         // `swift package generate-documentation`: the DocC catalogs and Snippets/.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -40,6 +45,7 @@ let package = Package(
                 "CCurl", "CZip", "CPNG", "CJPEG", "CGIF", "CWebP", "CFileSync",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
         // Decides what a user sees; the cache is only its readiness source.
@@ -59,6 +65,8 @@ let package = Package(
                 "AssetCache", "InAppDelivery",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         .executableTarget(
@@ -80,7 +88,7 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-// libFuzzer targets (fuzz/run.sh), only when ASSETCACHE_FUZZ is set: `swift build`
+// libFuzzer targets (Fuzz/run.sh), only when ASSETCACHE_FUZZ is set: `swift build`
 // and `swift test` never see them. Each file exports LLVMFuzzerTestOneInput and
 // has no main of its own (-parse-as-library): libFuzzer's main drives it.
 if Context.environment["ASSETCACHE_FUZZ"] != nil {
@@ -92,4 +100,10 @@ if Context.environment["ASSETCACHE_FUZZ"] != nil {
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]
         ))
     }
+}
+
+// bench/callgrind.sh: a synchronous stand-in for `prefetch plan`, only when
+// ASSETCACHE_BENCH is set.
+if Context.environment["ASSETCACHE_BENCH"] != nil {
+    package.targets.append(.executableTarget(name: "BenchPlan", dependencies: ["AssetCache"], path: "bench/BenchPlan"))
 }

@@ -15,7 +15,8 @@ B  the same manifest again (warm); nginx's Last-Modified is old, so every asset
    has heuristic freshness and B makes no request
 A' B'  the same pair from a server that adds `Cache-Control: no-cache`, so B'
    revalidates every asset (600 conditional GETs, 304s)
-C  `prefetch plan --json` over 1,000 and 10,000 messages reusing the 600 cached assets
+C  `prefetch plan --json` over 1,000 and 10,000 messages reusing the 600 cached assets;
+   `prefetch plan` (text) of the 10,000 beside Python's json.load of the same file
 D  curl --parallel --parallel-max 8, then pngcheck, djpeg, giftext -p, dwebp and
    unzip (bench/baseline.sh)
 E  aria2c -j 8, then the same checks
@@ -23,6 +24,9 @@ F  ready_ms of the session-start message, whose asset is the last of the 600,
    against ready_ms of a cold run of that message alone
 G  peak RSS (wait4 ru_maxrss) of A, and of a run whose only asset is a 1 GiB ZIP
    of stored data
+T  a cold run of the session over HTTPS/1.1 and over HTTPS/2 (nginx `http2`, a
+   private CA made by openssl, --cacert), with the connections each opened
+   (bench/tls.py)
 H  `prefetch run --limit-rate 200K` of 2 MiB in 8 assets from fixture-server: body
    bytes over the time from the first request's arrival to the last response's
    end, both from the server's --log, against the limit for the whole run
@@ -46,6 +50,7 @@ import sys
 import time
 
 import bounds
+import tls
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH = os.path.join(TOP, "bench")
@@ -102,7 +107,7 @@ class Nginx:
     nginx serves files by default (ETag, Last-Modified), the second adding
     `Cache-Control: no-cache`."""
 
-    def __init__(self, work, www):
+    def __init__(self, work, www, extra_servers="", extra_ports=()):
         self.prefix = os.path.join(work, "nginx")
         shutil.rmtree(self.prefix, ignore_errors=True)
         os.makedirs(os.path.join(self.prefix, "logs"))
@@ -137,7 +142,7 @@ http {{
         listen 127.0.0.1:{self.no_cache_port};
         root {www};
         add_header Cache-Control no-cache;
-    }}
+    }}{extra_servers}
 }}
 """
         os.makedirs(temp)
@@ -153,7 +158,7 @@ http {{
             if self.process.poll() is not None:
                 raise SystemExit("bench: nginx exited: " + self.process.stderr.read().decode(errors="replace"))
             try:
-                for port in (self.port, self.no_cache_port):
+                for port in (self.port, self.no_cache_port, *extra_ports):
                     socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
                 return
             except OSError:
@@ -336,6 +341,20 @@ class Bench:
                     self.add(f"C{count}", c.seconds)
                 c = measure([self.bin, "plan", manifests["plan-10000"], "--cache-dir", cache], stdout_file=os.devnull)
                 self.add("C10000_text", c.seconds)
+                # The same file through Python's C JSON decoder, interpreter start included:
+                # sys.executable, not a `python3` on PATH that may be a wrapper script (pyenv).
+                py = measure([sys.executable, "-c", "import json,sys; json.load(open(sys.argv[1],'rb'))",
+                              manifests["plan-10000"]], stdout_file=os.devnull)
+                self.add("C10000_python", py.seconds)
+
+    def run_callgrind(self, manifests):
+        """Instruction counts (bench/callgrind.sh), which the machine's load does not move."""
+        cache = os.path.join(self.work, "caches", "session")
+        out = subprocess.run(["bash", os.path.join(BENCH, "callgrind.sh"), os.path.dirname(manifests["plan-10000"]), cache],
+                             capture_output=True, text=True, env=dict(os.environ, PYTHON=sys.executable))
+        if out.returncode != 0:
+            raise SystemExit("bench: callgrind.sh failed: " + out.stderr[-2000:])
+        self.counts = {name: int(value) for name, value in (line.split() for line in out.stdout.splitlines())}
 
     def run_single(self, manifests):
         cache = os.path.join(self.work, "caches", "single")
@@ -474,8 +493,9 @@ def table(bench, rounds):
     row("A' cold run, server sends no-cache", ms(s["A'"]), note=bench.notes.get("A'", ""))
     row("B' warm run, server sends no-cache", ms(s["B'"]), note=bench.notes.get("B'", ""))
     row("C  plan --json, 1,000 messages", ms(s["C1000"]))
-    row("C  plan --json, 10,000 messages", ms(s["C10000"]), "<= 150 ms", s["C10000"] <= 0.150)
-    row("C  plan (text report), 10,000 messages", ms(s["C10000_text"]), "<= 150 ms", s["C10000_text"] <= 0.150)
+    row("C  plan --json, 10,000 messages", ms(s["C10000"]), "<= 120 ms", s["C10000"] <= 0.120)
+    row("C  plan (text report), 10,000 messages", ms(s["C10000_text"]), "<= 120 ms", s["C10000_text"] <= 0.120)
+    row("C  python3 json.load of that file", ms(s["C10000_python"]), note="interpreter start included")
     row("D  curl --parallel-max 8 + image checkers + unzip", ms(s["D"]))
     row("E  aria2c -j 8 + image checkers + unzip", ms(s["E"]))
     row(f"F  ready_ms of the open message, last of {len(bench.assets)}", ms(s["F"]))
@@ -495,7 +515,16 @@ def table(bench, rounds):
     per_thousand = (s["C10000"] - s["C1000"]) / 9
     row("C 10,000 / C 1,000", f"{s['C10000'] / s['C1000']:.1f}", "<= 10 (linear)", s["C10000"] / s["C1000"] <= 10,
         f"fixed part (start, cache open) ~{ms(s['C1000'] - per_thousand)}, then {ms(per_thousand)} per 1,000 messages")
+    tls.rows(s, row)
     row("F / F alone", f"{s['F'] / s['F_alone']:.2f}", "<= 2", s["F"] / s["F_alone"] <= 2)
+    plan_py = s["C10000_text"] / s["C10000_python"]
+    row("C plan (text) / python json.load", f"{plan_py:.2f}", "<= 0.50", plan_py <= 0.5, "same file, same rounds")
+    row("C plan --json / python json.load", f"{s['C10000'] / s['C10000_python']:.2f}")
+    counts = getattr(bench, "counts", None)
+    if counts:
+        ratio = counts["summary-10000"] / counts["python-10000"]
+        row("C plan (text) / python json.load, instructions", f"{ratio:.2f}", "<= 0.50", ratio <= 0.5,
+            f"callgrind: {counts['summary-10000'] / 1e6:.0f} M / {counts['python-10000'] / 1e6:.0f} M Ir")
     flush_rows(s, bench, row)
     bounds.rows(s, bench.notes, row, mib)
     return render(rows)
@@ -554,6 +583,8 @@ def main():
     parser.add_argument("--no-bounds", action="store_true", help="skip I and J (memory over 100,000 assets, slow host)")
     parser.add_argument("--only-bounds", action="store_true", help="run I and J alone and print their rows; BENCHMARKS.md is left alone")
     parser.add_argument("--no-write", action="store_true", help="print the table only; leave BENCHMARKS.md alone")
+    parser.add_argument("--callgrind", action="store_true",
+                        help="also count instructions of the plan and of Python (bench/callgrind.sh; valgrind, ~2 minutes)")
     parser.add_argument("--serve", action="store_true",
                         help="only start nginx and write the manifests (under WORK/manifests), for profiling; stop with SIGTERM")
     args = parser.parse_args()
@@ -575,9 +606,12 @@ def main():
         assets = json.load(f)["assets"]
 
     bench = Bench(args, assets)
-    nginx = Nginx(bench.work, os.path.join(corpus, "www"))
+    https = tls.TLSServers(bench.work, free_port)
+    www = os.path.join(corpus, "www")
+    nginx = Nginx(bench.work, www, extra_servers=https.config(www), extra_ports=https.ports.values())
     try:
         manifests, lists = write_inputs(bench.work, assets, nginx)
+        https_manifests = tls.manifests(https, manifests["session"], nginx.url(), bench.work)
         if args.serve:
             print(f"bench: nginx on {nginx.url()} (no-cache: {nginx.url(no_cache=True)}); manifests in {bench.work}/manifests", flush=True)
             signal.pause()
@@ -587,6 +621,7 @@ def main():
             ("A' B'", lambda: bench.run_cold_warm(manifests, no_cache=True)),
             ("E aria2", lambda: bench.run_baseline("aria2", lists)),
             ("F alone", lambda: bench.run_single(manifests)),
+            ("T https", lambda: tls.run(bench, https, https_manifests)),
             ("H limit-rate", bench.run_limit_rate),
             ("D0 download", lambda: download_only(bench, lists)),
             ("K flushes", lambda: count_flushes(bench, manifests)),
@@ -598,11 +633,16 @@ def main():
         for _, job in jobs:
             job()
         bench.samples.clear()
+        load_before = os.getloadavg()
         for number in range(args.rounds):
             order = jobs[number % len(jobs):] + jobs[:number % len(jobs)]
             log(f"bench: round {number + 1}/{args.rounds}: " + ", ".join(name for name, _ in order))
             for _, job in order:
                 job()
+        load_after = os.getloadavg()
+        if args.callgrind:
+            log("bench: counting instructions (bench/callgrind.sh)")
+            bench.run_callgrind(manifests)
     finally:
         nginx.stop()
     if not args.no_bounds:
@@ -616,6 +656,8 @@ def main():
         f"medians of {args.rounds} rounds (after one warm-up round), the runs alternating within each round.",
         "",
         f"- machine: {machine()}",
+        f"- load average (1, 5, 15 min): {' '.join(f'{x:.1f}' for x in load_before)} before the rounds, "
+        f"{' '.join(f'{x:.1f}' for x in load_after)} after",
         f"- corpus: {describe(assets)}, {corpus_bytes / 1048576:.0f} MiB over {len(assets)} URLs, "
         f"{distinct(corpus, assets)} distinct contents (bench/corpus.py); nginx on 127.0.0.1",
         "- versions: " + "; ".join(f"{k} {v}" for k, v in info.items()),
@@ -625,7 +667,11 @@ def main():
         ("Missed: " + "; ".join(f"{r[0]} ({r[1]}, target {r[2]})" for r in missed)) if missed else "Every target met.",
         "",
         "Raw samples (seconds; RSS in KiB): " + json.dumps({k: [round(v, 4) for v in vs] for k, vs in bench.samples.items()}),
-    ])
+    ] + ([
+        "",
+        "Instructions (callgrind Ir; BenchPlan is the plan without the command line, bench/callgrind.sh): "
+        + json.dumps(bench.counts),
+    ] if getattr(bench, "counts", None) else []))
     print()
     print(text)
     if not args.no_write:

@@ -58,13 +58,14 @@ MASKS = [
     (re.compile(r"\bin \d+(\.\d+)? m?s\b"), "in <duration>"),
     # Clock times: "2026-11-22T01:40:10Z".
     (re.compile(r"\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z\b"), "<time>"),
-    # Timings and clock times in JSON.
-    (re.compile(r'"(duration_ms|ready_ms|finished_at)" ?: ?[0-9.e+]+'), r'"\1" : <n>'),
+    # Timings and clock times in JSON, and connections opened (how many depends
+    # on how the transfers overlapped in time).
+    (re.compile(r'"(duration_ms|ready_ms|finished_at|connections)" ?: ?[0-9.e+]+'), r'"\1" : <n>'),
     # What signify makes at random: a key's number, a public key.
     (re.compile(r"(?<![0-9a-f])[0-9a-f]{16}(?![0-9a-f])"), "<key number>"),
     (re.compile(r"^RW[A-Za-z0-9+/]{54}$"), "<signify public key>"),
-    # Timings and clock times in a Prometheus text file.
-    (re.compile(r"^(prefetch_\w*(seconds|timestamp)\w*(\{[^}]*\})?) [0-9.e+]+$"), r"\1 <n>"),
+    # Timings, clock times and connections in a Prometheus text file.
+    (re.compile(r"^(prefetch_\w*(seconds|timestamp|connections)\w*(\{[^}]*\})?) [0-9.e+]+$"), r"\1 <n>"),
 ]
 
 

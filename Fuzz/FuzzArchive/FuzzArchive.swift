@@ -1,7 +1,7 @@
 import AssetCache
 import Foundation
 
-/// libFuzzer entry (fuzz/run.sh): any bytes, saved as a ZIP, must unpack or fail
+/// libFuzzer entry (Fuzz/run.sh): any bytes, saved as a ZIP, must unpack or fail
 /// with an `AssetFailure`, never write outside the target directory, and never
 /// crash. Small limits keep each run fast; the rules do not depend on them.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -26,7 +26,7 @@ public func fuzzArchive(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
 }
 
 /// One private folder per fuzzing process, below $ASSETCACHE_FUZZ_WORKDIR (which
-/// fuzz/run.sh makes in /dev/shm and removes), else the temporary directory.
+/// Fuzz/run.sh makes in /dev/shm and removes), else the temporary directory.
 final class FuzzWorkspace: Sendable {
     static let shared = FuzzWorkspace()
     let directory: String

@@ -1,12 +1,12 @@
 import AssetCache
 import Foundation
 
-/// libFuzzer entry (fuzz/run.sh): any bytes, saved as a file, must validate as an
+/// libFuzzer entry (Fuzz/run.sh): any bytes, saved as a file, must validate as an
 /// image within limits or fail with an `AssetFailure`; libpng's and libjpeg's
 /// longjmps, giflib, libwebp, the checks around them and the format sniffing
 /// must never crash, leak or hang. Small limits keep each run fast.
 ///
-/// fuzz/run.sh's FuzzPNG, FuzzJPEG, FuzzGIF and FuzzWebP are this target with
+/// Fuzz/run.sh's FuzzPNG, FuzzJPEG, FuzzGIF and FuzzWebP are this target with
 /// $ASSETCACHE_FUZZ_FORMAT set: an input that does not start with that format's
 /// signature gets it put in front, so every run reaches that one decoder.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -49,7 +49,7 @@ private let forcedSignature: (@Sendable (Int) -> Data)? = {
     }
 }()
 
-/// Below $ASSETCACHE_FUZZ_WORKDIR (which fuzz/run.sh makes in /dev/shm and
+/// Below $ASSETCACHE_FUZZ_WORKDIR (which Fuzz/run.sh makes in /dev/shm and
 /// removes), else the temporary directory.
 private let path: String = {
     let base = ProcessInfo.processInfo.environment["ASSETCACHE_FUZZ_WORKDIR"] ?? NSTemporaryDirectory()

@@ -1,7 +1,7 @@
 import AssetCache
 import Foundation
 
-/// libFuzzer entry (fuzz/run.sh): any bytes must decode to a manifest or a
+/// libFuzzer entry (Fuzz/run.sh): any bytes must decode to a manifest or a
 /// `ManifestError`; nothing else (a crash, a trap, a hang) is acceptable.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzManifest(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {

@@ -4,7 +4,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
 import Glibc
+#endif
 
 /// `--log FILE`: one JSON line per completed request, appended with O_APPEND
 /// so that lines from concurrent connections never interleave.

@@ -4,7 +4,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
 import Glibc
+#endif
 
 enum Termination {
     /// Returns when SIGINT or SIGTERM arrives. The default actions are

@@ -5,9 +5,13 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
 import Glibc
+#endif
 
-/// Options every subcommand takes.
+/// Options every subcommand takes and means the same by. What a subcommand
+/// prints with `--json` is its own, so each declares that flag with its own help
+/// (`run` and `plan` through ``ReportOptions``).
 struct CommonOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "The cache directory.",
@@ -15,14 +19,8 @@ struct CommonOptions: ParsableArguments {
         valueName: "dir"))
     var cacheDir: String?
 
-    @Flag(help: "Print the report as JSON on stdout.")
-    var json = false
-
-    @Flag(help: "Print errors only (for cron).")
+    @Flag(help: "Print nothing on success, errors only (for cron).")
     var quiet = false
-
-    @Flag(help: "List every message, not only the discarded ones.")
-    var verbose = false
 
     @Option(help: ArgumentHelp(
         "How much to log on stderr: trace, debug, info, notice, warning, error or critical.",

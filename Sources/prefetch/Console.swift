@@ -3,7 +3,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
 import Glibc
+#endif
 import Synchronization
 
 /// stderr, shared by the progress line and the log so that they do not garble

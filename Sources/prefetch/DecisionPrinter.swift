@@ -3,7 +3,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
 import Glibc
+#endif
 import InAppDelivery
 
 /// Writes `simulate`'s decisions: one JSON line each (`--json`), or a timeline

@@ -8,6 +8,9 @@ struct GC: ParsableCommand {
 
     @OptionGroup var common: CommonOptions
 
+    @Flag(help: "Print what was evicted and removed, and the bytes in use against the budget, as JSON on stdout.")
+    var json = false
+
     @Option(help: ArgumentHelp("Wait up to this many seconds for another run's lock.", valueName: "seconds"))
     var wait: Double = 0
 
@@ -19,12 +22,32 @@ struct GC: ParsableCommand {
             if result.neededExceedBudget {
                 common.logger.warning("the last manifest's assets alone exceed the budget of \(ByteCount.format(result.budget)); they were kept")
             }
-            if !common.quiet {
+            if json {
+                writeJSON(result) { Console.standardOutput.write($0) }
+            } else if !common.quiet {
                 print("evicted \(result.evictedRefs) refs, removed \(result.removedObjects) objects and \(result.removedTrees) trees; "
                     + "\(ByteCount.format(result.bytesAfter)) of \(ByteCount.format(result.budget)) budget in use")
             }
         } catch {
             throw error.report()
         }
+    }
+
+    /// `--json`: the numbers of the text line, and what it leaves out.
+    private func writeJSON(_ result: GarbageCollection, _ write: @escaping ([UInt8]) -> Void) {
+        var writer = PrettyJSON(flush: write)
+        writer.object { json in
+            json.key("cache_dir"); json.string(common.cacheDirectory)
+            json.key("evicted_refs"); json.integer(result.evictedRefs)
+            json.key("removed_objects"); json.integer(result.removedObjects)
+            json.key("removed_trees"); json.integer(result.removedTrees)
+            json.key("bytes_before"); json.integer(result.bytesBefore)
+            json.key("bytes_after"); json.integer(result.bytesAfter)
+            json.key("budget"); json.integer(result.budget)
+            // The last manifest's assets alone exceed the budget; they were kept.
+            json.key("needed_exceed_budget"); json.bool(result.neededExceedBudget)
+        }
+        writer.flushNow()
+        write([0x0A])
     }
 }

@@ -4,7 +4,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
 import Glibc
+#endif
 import Logging
 
 /// `--log-level` and `PREFETCH_LOG_LEVEL`: swift-log's levels by name.

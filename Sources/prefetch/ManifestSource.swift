@@ -4,7 +4,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
 import Glibc
+#endif
 import Logging
 
 /// The MANIFEST argument: a path, `-` for stdin, or an http(s) URL.

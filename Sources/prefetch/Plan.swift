@@ -11,6 +11,8 @@ struct Plan: AsyncParsableCommand {
 
     @OptionGroup var common: CommonOptions
 
+    @OptionGroup var output: ReportOptions
+
     @OptionGroup var trust: TrustedKeyOptions
 
     func run() async throws {
@@ -23,7 +25,7 @@ struct Plan: AsyncParsableCommand {
             for warning in manifest.warnings { common.logger.warning("\(warning)") }
             let store = try common.openReader()
             let report = Planner.plan(manifest, store: store, cacheDirectory: common.cacheDirectory)
-            ReportPrinter(options: common).print(report)
+            ReportPrinter(options: output, quiet: common.quiet).print(report)
             throw ExitCode(Run.exitStatus(for: report))
         } catch let failure as CommandFailure {
             throw failure.report()

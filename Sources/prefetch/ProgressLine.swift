@@ -4,7 +4,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
 import Glibc
+#endif
 import Synchronization
 
 /// `run`'s live progress on stderr: assets done of total, bytes, rate, failures,
@@ -17,9 +19,9 @@ final class ProgressLine: Sendable {
     static let interval = Duration.milliseconds(100)
 
     /// nil when no progress should be shown.
-    static func start(for common: CommonOptions, console: Console = .standardError) -> ProgressLine? {
+    static func start(quiet: Bool, json: Bool, console: Console = .standardError) -> ProgressLine? {
         let environment = ProcessInfo.processInfo.environment
-        guard !common.quiet, !common.json, console.isTerminal, environment["TERM"] != "dumb" else { return nil }
+        guard !quiet, !json, console.isTerminal, environment["TERM"] != "dumb" else { return nil }
         return ProgressLine(console: console, style: .forDescriptor(console.descriptor, environment: environment))
     }
 

@@ -5,7 +5,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
 import Glibc
+#endif
 
 struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -16,6 +18,8 @@ struct Run: AsyncParsableCommand {
     var manifest: String
 
     @OptionGroup var common: CommonOptions
+
+    @OptionGroup var output: ReportOptions
 
     @Option(help: "Transfers at once.")
     var concurrency = 8
@@ -79,6 +83,11 @@ struct Run: AsyncParsableCommand {
 
     @OptionGroup var trust: TrustedKeyOptions
 
+    @Option(help: ArgumentHelp(
+        "After the run, however it ends, write its metrics in the Prometheus text format to this file, replaced atomically: name it *.prom in node_exporter's textfile directory.",
+        valueName: "path"))
+    var metricsFile: String?
+
     func validate() throws {
         guard (1...256).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 256") }
         guard (1...256).contains(perHost) else { throw ValidationError("--per-host must be between 1 and 256") }
@@ -90,6 +99,7 @@ struct Run: AsyncParsableCommand {
         guard (0...1000).contains(maxRedirects) else { throw ValidationError("--max-redirs must be between 0 and 1000") }
         if let limitRate, limitRate.bytes < 1 { throw ValidationError("--limit-rate must be at least 1 byte per second") }
         if let problem = headers.lazy.compactMap(\.problem).first { throw ValidationError(problem) }
+        if let metricsFile { try MetricsFile.check(metricsFile) }
         for (flag, seconds) in [("--connect-timeout", connectTimeout), ("--stall-timeout", stallTimeout), ("--max-time", maxTime)] {
             guard seconds.isFinite, (0...86_400).contains(seconds) else {
                 throw ValidationError("\(flag) must be a number of seconds from 0 to 86400")
@@ -98,6 +108,17 @@ struct Run: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let metrics = metricsFile.map { MetricsFile(path: $0, cacheDirectory: common.cacheDirectory) }
+        do {
+            try await prefetch(metrics: metrics)
+        } catch {
+            let code = Prefetch.exitCode(for: error)
+            metrics?.write(exitStatus: code == .validationFailure ? ExitStatus.usage : code.rawValue, logger: common.logger)
+            throw error
+        }
+    }
+
+    private func prefetch(metrics: MetricsFile?) async throws {
         do {
             let source = ManifestSource(argument: manifest)
             let trustedKeys = try trust.load()
@@ -121,7 +142,7 @@ struct Run: AsyncParsableCommand {
             options.budget = budget?.bytes
             options.offline = offline
             options.logger = common.logger
-            let progress = ProgressLine.start(for: common)
+            let progress = ProgressLine.start(quiet: common.quiet, json: output.json)
             options.progress = progress?.callback
             if manifest == nil {
                 manifest = try await source.fetch(
@@ -130,8 +151,9 @@ struct Run: AsyncParsableCommand {
             let prefetcher = Prefetcher(store: store, options: options)
             let interruption = RunInterruption(stopping: prefetcher, maxRunTime: maxRunTime > 0 ? maxRunTime : nil)
             let report = try await prefetcher.run(manifest!)
+            metrics?.record(report, stoppedEarly: interruption.stoppedEarly)
             progress?.finish()
-            ReportPrinter(options: common).print(report)
+            ReportPrinter(options: output, quiet: common.quiet).print(report)
             throw ExitCode(interruption.exitStatus ?? Self.exitStatus(for: report))
         } catch let failure as CommandFailure {
             throw failure.report()

@@ -5,7 +5,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
 import Glibc
+#endif
 import Synchronization
 
 /// SIGINT, SIGTERM and `--max-run-time` end a run the same way: the prefetcher is
@@ -14,6 +16,12 @@ final class RunInterruption: @unchecked Sendable {
     private var sources: [DispatchSourceSignal] = []
     private let lock = Mutex(())
     private var caught: Int32?
+    private var timedOut = false
+
+    /// Whether a signal or `--max-run-time` ended the run before it was done.
+    var stoppedEarly: Bool {
+        lock.withLock { _ in caught != nil || timedOut }
+    }
 
     /// 130 or 143 once a signal stopped the run.
     var exitStatus: Int32? {
@@ -34,7 +42,8 @@ final class RunInterruption: @unchecked Sendable {
             sources.append(source)
         }
         if let maxRunTime {
-            DispatchQueue.global().asyncAfter(deadline: .now() + maxRunTime) {
+            DispatchQueue.global().asyncAfter(deadline: .now() + maxRunTime) { [self] in
+                lock.withLock { _ in timedOut = true }
                 prefetcher.stop(reason: "the run reached --max-run-time \(Self.format(maxRunTime)) s")
             }
         }

@@ -5,7 +5,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
 import Glibc
+#endif
 import InAppDelivery
 
 struct Simulate: ParsableCommand {
@@ -35,6 +37,9 @@ struct Simulate: ParsableCommand {
 
     @OptionGroup var common: CommonOptions
 
+    @Flag(help: "Print one JSON object per decision on stdout, instead of the timeline.")
+    var json = false
+
     func validate() throws {
         guard minInterval.isFinite, minInterval >= 0 else { throw ValidationError("--min-interval must be 0 or more seconds") }
         guard DeviceOrientation(name: orientation) != nil else { throw ValidationError("--orientation must be PORTRAIT or LANDSCAPE") }
@@ -58,7 +63,7 @@ struct Simulate: ParsableCommand {
             let start = startTime ?? Date().timeIntervalSince1970.rounded(.down)
             let simulation = Simulation(triggers: triggers, readiness: readiness, configuration: configuration, startTime: start)
             let decisions = simulation.replay(timeline)
-            DecisionPrinter(json: common.json, quiet: common.quiet, startTime: start).print(decisions)
+            DecisionPrinter(json: json, quiet: common.quiet, startTime: start).print(decisions)
         } catch {
             throw error.report()
         }
@@ -77,7 +82,7 @@ struct Simulate: ParsableCommand {
             throw CommandFailure(message: "cannot read the events file '\(events)': no such readable file; check the path given to --events", status: ExitStatus.usage)
         }
         do {
-            return try EventFile.parse(String(decoding: data, as: UTF8.self))
+            return try EventFile.parse(data)
         } catch {
             throw CommandFailure(message: "\(events):\(error.line): \(error.message); correct that line and run again", status: ExitStatus.usage)
         }

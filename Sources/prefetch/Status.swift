@@ -5,13 +5,18 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
 import Glibc
+#endif
 
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status", abstract: "Size, counts, budget and the last run of the cache.")
 
     @OptionGroup var common: CommonOptions
+
+    @Flag(help: "Print the cache's size, counts, budget and last run as JSON on stdout.")
+    var json = false
 
     struct Output {
         var cache_dir: String
@@ -70,7 +75,7 @@ struct Status: ParsableCommand {
                 cache_dir: common.cacheDirectory, exists: store != nil, bytes: usage.bytes, budget: state.budget,
                 objects: usage.objects, trees: usage.trees, refs: usage.refs, tmp_bytes: usage.temporaryBytes,
                 last_run: state.lastRun)
-            if common.json {
+            if json {
                 output.writeJSON { Console.standardOutput.write($0) }
             } else if !common.quiet {
                 print(text(output))

@@ -5,7 +5,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
 import Glibc
+#endif
 
 /// `--trusted-key`, for every command that reads a manifest: with one, a
 /// manifest is read only when a signature by one of the keys vouches for it.

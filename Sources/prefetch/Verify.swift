@@ -5,7 +5,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Glibc
 
 struct Verify: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -13,6 +12,9 @@ struct Verify: ParsableCommand {
         abstract: "Re-hash every object and check every tree and ref; exit 1 if anything is wrong.")
 
     @OptionGroup var common: CommonOptions
+
+    @Flag(help: "Print the counts and every problem (its kind, its path, what --repair removes for it) as JSON on stdout.")
+    var json = false
 
     @Flag(help: "Remove what is broken, so that the next run fetches it again.")
     var repair = false
@@ -25,24 +27,53 @@ struct Verify: ParsableCommand {
         do throws(CommandFailure) {
             // Checking only reads; repairing removes files, so it is a writer.
             let store = repair ? try common.openWriter(wait: wait) : try common.openReader()
-            guard let store else {
-                if !common.quiet { print("no cache at \(TerminalText.safe(common.cacheDirectory)) yet: nothing to verify") }
-                problems = []
-                return
-            }
-            problems = store.verify()
-            if repair { store.repair(problems) }
-            for problem in problems {
-                // A problem names files and URLs found in the cache: escaped.
-                Console.standardError.writeLine("prefetch: \(TerminalText.safe("\(problem)"))\(repair ? " (removed)" : "")")
-            }
-            if problems.isEmpty && !common.quiet {
-                let usage = store.usage()
-                print("ok: \(usage.objects) objects, \(usage.trees) trees, \(usage.refs) refs verified")
+            problems = store?.verify() ?? []
+            if repair { store?.repair(problems) }
+            let usage = store?.usage() ?? CacheUsage()
+            if json {
+                writeJSON(exists: store != nil, usage: usage, problems: problems) { Console.standardOutput.write($0) }
+            } else {
+                for problem in problems {
+                    // A problem names files and URLs found in the cache: escaped.
+                    Console.standardError.writeLine("prefetch: \(TerminalText.safe("\(problem)"))\(repair ? " (removed)" : "")")
+                }
+                if problems.isEmpty && !common.quiet {
+                    print(store == nil
+                        ? "no cache at \(TerminalText.safe(common.cacheDirectory)) yet: nothing to verify"
+                        : "ok: \(usage.objects) objects, \(usage.trees) trees, \(usage.refs) refs verified")
+                }
             }
         } catch {
             throw error.report()
         }
         if !problems.isEmpty { throw ExitCode(ExitStatus.someDiscarded) }
+    }
+
+    /// `--json`: what the text says, for programs; after a repair, the counts are
+    /// of what is left.
+    private func writeJSON(exists: Bool, usage: CacheUsage, problems: [CacheProblem], _ write: @escaping ([UInt8]) -> Void) {
+        var writer = PrettyJSON(flush: write)
+        writer.object { json in
+            json.key("cache_dir"); json.string(common.cacheDirectory)
+            json.key("exists"); json.bool(exists)
+            json.key("ok"); json.bool(problems.isEmpty)
+            json.key("objects"); json.integer(usage.objects)
+            json.key("trees"); json.integer(usage.trees)
+            json.key("refs"); json.integer(usage.refs)
+            json.key("problems")
+            json.array(problems) { json, problem in
+                json.object { json in
+                    json.key("kind"); json.string(problem.kind.rawValue)
+                    json.key("path"); json.string(problem.path)
+                    json.key("problem"); json.string(problem.problem)
+                    // What --repair removes for it, so that the next run fetches the asset again.
+                    json.key("repair_removes"); json.array(problem.remove) { json, path in json.string(path) }
+                    json.key("removed"); json.bool(repair)
+                }
+            }
+            json.key("repaired"); json.bool(repair && !problems.isEmpty)
+        }
+        writer.flushNow()
+        write([0x0A])
     }
 }

@@ -68,9 +68,21 @@ import Testing
         }
     }
 
-    @Test func deepNestingIsRefusedWithoutRecursion() {
+    @Test func deepNestingIsRefusedWhereItHappens() {
+        // The 128th bracket opens level 129: column 22 + 128 on the first line.
         let deep = #"{"triggers": [], "x": "# + String(repeating: "[", count: 100_000)
-        #expect(error(deep)?.message == "nested deeper than \(JSONPreflight.maxDepth) levels")
+        #expect(error(deep) == ManifestError(
+            path: "x[0][0][0][0][0][0][0]…[0][0][0][0]", "nested deeper than \(JSONReader.maxDepth) levels (line 1, column 150)"))
+        // One bracket a line: the 128th is on line 129.
+        let tall = "{\"triggers\": [],\n \"x\": [" + String(repeating: "\n[", count: 200)
+        #expect(error(tall)?.message == "nested deeper than \(JSONReader.maxDepth) levels (line 129, column 1)")
+    }
+
+    @Test func pathsQuoteKeysThatAreNotIdentifiers() {
+        #expect(error(#"{"triggers": [], "x": [{"": [1, ]}]}"#) == ManifestError(
+            path: #"x[0][""][1]"#, "not valid JSON: unexpected ']' where a value should be (line 1, column 33)"))
+        #expect(error(#"{"triggers": [], "a b": {"c\"d": {"ok_1": tru}}}"#) == ManifestError(
+            path: #"["a b"]["c\"d"].ok_1"#, "not valid JSON: unexpected 't' where a value should be (line 1, column 43)"))
     }
 
     @Test func validJSONOfEveryShapePasses() throws {

@@ -25,8 +25,9 @@ import Testing
                 url: zip, kind: .archive, outcome: .failed, attempts: 4,
                 failure: AssetFailure(.unsafeArchive, "entry '../x\t\u{01}' escapes \\ the \"root\""), finishedMs: 7),
         ]
-        let report = PrefetchReport(
+        var report = PrefetchReport(
             manifest: manifest, plan: plan, records: records, now: 0, cacheDirectory: "/cache/dir", durationMs: 812)
+        report.connections = 3
 
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes]
@@ -34,6 +35,7 @@ import Testing
         let written = try JSONSerialization.jsonObject(with: Data(report.prettyJSON())) as? NSDictionary
         #expect(encoded != nil)
         #expect(written == encoded)
+        #expect((written?["totals"] as? NSDictionary)?["connections"] as? Int == 3)
         #expect(String(decoding: report.prettyJSON(), as: UTF8.self).hasPrefix("{\n  \"version\" : \"1.0.0\",\n  \"cache_dir\" : \"/cache/dir\","))
     }
 }

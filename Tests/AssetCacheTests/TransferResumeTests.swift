@@ -326,12 +326,15 @@ import Testing
         try fixture.serve("a.bin", body)
         var limits = TransferLimits()
         limits.concurrency = 2
+        // Far beyond the test: however slowly a loaded machine gets to the
+        // cancel, the two in flight are still in flight.
+        limits.stallTimeout = 600
         let engine = try TransferEngine(limits: limits)
         defer { engine.shutdown() }
-        // Two in flight at 200 KB/s, then two queued behind them.
+        // Two in flight, stalled after their first 100,000 bytes, then two queued behind them.
         var requests = (0..<4).map { index in
             TransferRequest(
-                url: fixture.server.url("a.bin?rate=200000&n=\(index)"), destination: fixture.destination("out\(index)"))
+                url: fixture.server.url("a.bin?stall_after=100000&n=\(index)"), destination: fixture.destination("out\(index)"))
         }
         var flowing: [Task<Void, Never>] = []
         for index in 0..<2 {
@@ -364,7 +367,8 @@ import Testing
             #expect(result.bytes == 0)
             #expect(!FileManager.default.fileExists(atPath: request.destination))
         }
-        // Only the two that were in flight reached the server.
+        // Only the two that were in flight reached the server; they are logged when their connections close.
+        #expect(await fixture.server.waitForRequests(count: 2).count == 2)
         #expect(await fixture.server.waitForRequests(count: 3, timeout: .milliseconds(300)).count == 2)
         let later = await engine.fetch(TransferRequest(url: fixture.server.url("a.bin"), destination: fixture.destination()))
         #expect(later.failure?.message.hasSuffix("cancelled: interrupted by SIGINT") == true)

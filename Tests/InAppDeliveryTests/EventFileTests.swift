@@ -39,7 +39,12 @@ import Testing
 
     @Test(arguments: [
         (#"{"at": 0, "event": "session_start"}"# + "\n" + #"{"at": 1, "event": "teleport"}"#, EventFileError(line: 2, "unknown event 'teleport'")),
-        (#"{"at": 0, "event": "session_start""#, EventFileError(line: 1, "not valid JSON")),
+        (#"{"at": 0, "event": "session_start""#,
+         EventFileError(line: 1, "not valid JSON: expected ',' or '}' after the member 'event' (column 35)")),
+        ("{\"at\": 0, \"event\": \"dismiss\"}\n\n{\"at\": 1, \"at\": 2, \"event\": \"dismiss\"}",
+         EventFileError(line: 3, "at: the key 'at' appears twice in one object")),
+        (#"{"at": 1, "event": "custom_event", "name": "e", "properties": {"k": 1, "k": 2}}"#,
+         EventFileError(line: 1, "properties.k: the key 'k' appears twice in one object")),
         (#"[1, 2]"#, EventFileError(line: 1, "expected a JSON object")),
         (#"{"event": "dismiss"}"#, EventFileError(line: 1, "\"at\" must be a number of seconds, 0 or more")),
         (#"{"at": -1, "event": "dismiss"}"#, EventFileError(line: 1, "\"at\" must be a number of seconds, 0 or more")),
@@ -52,5 +57,14 @@ import Testing
     ])
     func badLinesAreRefusedNamingTheLine(text: String, error: EventFileError) {
         #expect(throws: error) { try EventFile.parse(text) }
+    }
+
+    @Test func invalidUTF8IsRefusedNamingTheLine() {
+        var bytes = Array("{\"at\": 0, \"event\": \"dismiss\"}\n{\"at\": 1, \"event\": \"custom_event\", \"name\": \"caf\u{e9}\"}\n".utf8)
+        let accented = bytes.firstIndex(of: 0xC3)!
+        bytes[accented] = 0xE9  // é in Latin-1, not UTF-8
+        #expect(throws: EventFileError(line: 2, "name: not valid JSON: a string is not valid UTF-8 (column 49)")) {
+            try EventFile.parse(bytes)
+        }
     }
 }

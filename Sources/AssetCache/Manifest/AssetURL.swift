@@ -17,38 +17,56 @@ public struct AssetURL: Sendable, Hashable, Comparable, CustomStringConvertible 
         }
     }
 
+    /// `cache=false` in the query marks an asset that must never be prefetched.
+    /// Found once here: readiness asks it of every message.
+    public let forbidsCaching: Bool
+
+    /// Works on the UTF-8 bytes (every delimiter is ASCII): the `Character`
+    /// searches it replaced cost more than reading the manifest around them.
     public init(parsing raw: String) throws(ParseError) {
-        guard raw.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }) else {
-            throw .malformed("contains spaces or control characters")
+        var raw = raw
+        let parsed = raw.withUTF8 { bytes in Result { () throws(ParseError) in try Self.normalise(bytes) } }
+        string = try parsed.get()
+        forbidsCaching = Self.forbidsCaching(string)
+    }
+
+    private static func normalise(_ raw: UnsafeBufferPointer<UInt8>) throws(ParseError) -> String {
+        guard raw.allSatisfy({ $0 > 0x20 && $0 != 0x7F }) else { throw .malformed("contains spaces or control characters") }
+        let text = { (range: Range<Int>) in String(decoding: UnsafeBufferPointer(rebasing: raw[range]), as: UTF8.self) }
+        guard let schemeEnd = find("://", in: raw) else {
+            guard raw.contains(UInt8(ascii: ":")) else { throw .malformed("has no scheme") }
+            let whole = text(0..<raw.count)
+            throw .unsupportedScheme((whole.split(separator: ":", maxSplits: 1).first.map(String.init) ?? whole).lowercased())
         }
-        guard let schemeEnd = raw.firstRange(of: "://") else {
-            let scheme = raw.split(separator: ":", maxSplits: 1).first.map(String.init) ?? raw
-            throw raw.contains(":") ? .unsupportedScheme(scheme.lowercased()) : .malformed("has no scheme")
-        }
-        let scheme = raw[..<schemeEnd.lowerBound].lowercased()
+        let scheme = text(0..<schemeEnd).lowercased()
         guard scheme == "http" || scheme == "https" else { throw .unsupportedScheme(scheme) }
 
-        var rest = Substring(raw[schemeEnd.upperBound...])
-        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
-        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
-        var authority = rest[..<authorityEnd]
-        var pathAndQuery = String(rest[authorityEnd...])
-        if pathAndQuery.isEmpty || pathAndQuery.hasPrefix("?") { pathAndQuery = "/" + pathAndQuery }
+        let restStart = schemeEnd + 3
+        let restEnd = raw[restStart...].firstIndex(of: UInt8(ascii: "#")) ?? raw.count
+        let authorityEnd = raw[restStart..<restEnd].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") } ?? restEnd
+        var pathAndQuery = text(authorityEnd..<restEnd)
+        if pathAndQuery.isEmpty || pathAndQuery.utf8.first == UInt8(ascii: "?") { pathAndQuery = "/" + pathAndQuery }
 
-        var userinfo = ""
-        if let at = authority.lastIndex(of: "@") {
-            userinfo = String(authority[...at])
-            authority = authority[authority.index(after: at)...]
-        }
-        var host = authority.lowercased()
+        var hostStart = restStart
+        if let at = raw[restStart..<authorityEnd].lastIndex(of: UInt8(ascii: "@")) { hostStart = at + 1 }
+        let userinfo = text(restStart..<hostStart)
+        var host = text(hostStart..<authorityEnd).lowercased()
         let defaultPort = scheme == "http" ? ":80" : ":443"
         if host.hasSuffix(defaultPort) { host.removeLast(defaultPort.count) }
         guard !host.isEmpty, !host.hasPrefix(":") else { throw .malformed("has no host") }
-        string = "\(scheme)://\(userinfo)\(host)\(pathAndQuery)"
+        return "\(scheme)://\(userinfo)\(host)\(pathAndQuery)"
     }
 
-    /// `cache=false` in the query marks an asset that must never be prefetched.
-    public var forbidsCaching: Bool {
+    private static func find(_ needle: StaticString, in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        let count = needle.utf8CodeUnitCount
+        guard bytes.count >= count else { return nil }
+        for index in 0...(bytes.count - count) {
+            if (0..<count).allSatisfy({ bytes[index + $0] == needle.utf8Start[$0] }) { return index }
+        }
+        return nil
+    }
+
+    private static func forbidsCaching(_ string: String) -> Bool {
         guard let mark = string.utf8.firstIndex(of: UInt8(ascii: "?")) else { return false }
         let query = string[string.index(after: mark)...]
         return query.split(separator: "&").contains { $0.lowercased() == "cache=false" }

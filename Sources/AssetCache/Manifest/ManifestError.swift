@@ -12,16 +12,4 @@ public struct ManifestError: Error, Sendable, Equatable, CustomStringConvertible
     public var description: String {
         path.isEmpty ? "invalid manifest: \(message)" : "invalid manifest: \(path): \(message)"
     }
-
-    static func path(_ codingPath: [CodingKey]) -> String {
-        var result = ""
-        for key in codingPath {
-            if let index = key.intValue {
-                result += "[\(index)]"
-            } else {
-                result += result.isEmpty ? key.stringValue : ".\(key.stringValue)"
-            }
-        }
-        return result
-    }
 }

@@ -1,4 +1,6 @@
+#if canImport(Glibc)
 import Glibc
+#endif
 
 /// Validation and commit of one downloaded body: integrity, image or archive checks,
 /// then the object (and its unpacked tree) into the store and, last, the ref.

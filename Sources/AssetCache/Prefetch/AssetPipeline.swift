@@ -3,7 +3,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
 import Glibc
+#endif
 
 /// The life of one asset URL in a run (docs/cache-format.md): use the cached copy while it
 /// is fresh, revalidate it when stale, download it when absent, and keep a cached

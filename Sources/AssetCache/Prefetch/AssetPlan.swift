@@ -22,18 +22,21 @@ struct AssetPlan {
             if keys[a].isUrgent != keys[b].isUrgent { return keys[a].isUrgent }
             if keys[a].priority != keys[b].priority { return keys[a].priority > keys[b].priority }
             return a < b
-        }.map { manifest.actions[$0] }
+        }
 
         var seen: Set<AssetURL> = []
         var skippedSeen: Set<AssetURL> = []
-        for action in ordered where !action.isExpired(at: now) {
-            for (url, kind) in action.message.assets {
-                guard action.prefetch, !url.forbidsCaching else {
+        // By index: copying every action (a dozen references each) was a third of this.
+        let actions = manifest.actions
+        for index in ordered where !actions[index].isExpired(at: now) {
+            let prefetch = actions[index].prefetch
+            for (url, kind) in actions[index].message.assets {
+                guard prefetch, !url.forbidsCaching else {
                     if skippedSeen.insert(url).inserted { skipped.append((url, kind)) }
                     continue
                 }
                 if seen.insert(url).inserted {
-                    fetch.append(Item(url: url, kind: kind, priority: 0, isUrgent: action.isUrgent))
+                    fetch.append(Item(url: url, kind: kind, priority: 0, isUrgent: keys[index].isUrgent))
                 }
             }
         }

@@ -1,5 +1,5 @@
 /// How one asset fared in a run (docs/report.md). Raw values are the report's `outcome`.
-public enum AssetOutcome: String, Sendable, Codable {
+public enum AssetOutcome: String, Sendable, Codable, CaseIterable {
     case downloaded, revalidated, fresh, cached, stale, failed, skipped
 }
 

@@ -38,6 +38,7 @@ extension PrefetchReport {
                 json.key("expired"); json.integer(totals.expired)
                 json.key("assets"); json.integer(totals.assets)
                 json.key("downloaded_bytes"); json.integer(totals.downloadedBytes)
+                json.key("connections"); json.integer(totals.connections)
             }
         }
     }

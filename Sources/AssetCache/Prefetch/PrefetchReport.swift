@@ -12,6 +12,9 @@ public struct PrefetchReport: Sendable, Encodable {
     /// Every body byte received in the run, failed and partial attempts and error
     /// pages included: what the run cost the network, not what it stored.
     public var downloadedBytes: Int64 = 0
+    /// Connections opened for the assets' requests; fewer than requests when
+    /// keep-alive or HTTP/2 let them share.
+    public var connections = 0
 
     /// Verdicts for every message, in manifest order, from what the run found:
     /// `fetched` holds the records of `plan.fetch`, in its order; they become
@@ -51,15 +54,17 @@ public struct PrefetchReport: Sendable, Encodable {
             deferred: messages.count { $0.verdict.status == .deferred },
             expired: messages.count { $0.verdict.status == .expired },
             assets: assets.count,
-            downloadedBytes: downloadedBytes)
+            downloadedBytes: downloadedBytes,
+            connections: connections)
     }
 
     public struct Totals: Sendable, Encodable, Equatable {
         public var messages, ready, discarded, deferred, expired, assets: Int
         public var downloadedBytes: Int64
+        public var connections: Int
 
         enum CodingKeys: String, CodingKey {
-            case messages, ready, discarded, deferred, expired, assets
+            case messages, ready, discarded, deferred, expired, assets, connections
             case downloadedBytes = "downloaded_bytes"
         }
     }

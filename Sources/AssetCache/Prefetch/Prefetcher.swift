@@ -112,6 +112,7 @@ public final class Prefetcher: Sendable {
             manifest: manifest, plan: plan, fetched: records.ordered(), now: now, cacheDirectory: store.root,
             durationMs: pipeline.elapsedMs())
         report.downloadedBytes = observer.receivedBytes
+        report.connections = engine?.connectionsOpened ?? 0
         report.garbageCollection = try remember(report, plan: plan)
         return report
     }

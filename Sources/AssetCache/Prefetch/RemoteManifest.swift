@@ -3,7 +3,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
 import Glibc
+#endif
 import Logging
 
 /// A manifest served over http(s), as cron jobs use it: fetched through the same

@@ -3,7 +3,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
 import Glibc
+#endif
 
 extension CacheStore {
     /// Moves a finished download into `objects/`. Identical bytes already stored

@@ -3,7 +3,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
 import Glibc
+#endif
 import Logging
 
 /// Opening a cache: the root made or found, refused unless it is a cache this
@@ -31,10 +33,13 @@ extension CacheStore {
             throw .io(error.description)
         }
         let deadline = ContinuousClock.now + .milliseconds(Int64(max(0, wait) * 1000))
+        var waiting = false
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let code = errno
             // flock(2) has no timeout; a short poll keeps --wait bounded.
             if code == EWOULDBLOCK && ContinuousClock.now < deadline {
+                if !waiting { logger.info("the cache is locked by another run; waiting up to \(wait) s for it") }
+                waiting = true
                 usleep(50_000)
                 continue
             }

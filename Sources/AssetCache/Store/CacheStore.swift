@@ -4,7 +4,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
 import Glibc
+#endif
 import Logging
 
 /// The content-addressed cache on disk (docs/cache-format.md). The layout is the documentation:
@@ -139,7 +141,7 @@ public final class CacheStore: Sendable {
         }
         // Partial downloads are kept for resume, but not forever.
         for name in partials.entries() {
-            if let info = partials.status(name), now - Double(info.st_mtim.tv_sec) > 24 * 60 * 60 {
+            if let info = partials.status(name), now - LibC.modificationTime(info) > 24 * 60 * 60 {
                 removeLeftover(name, in: partials)
             }
         }

@@ -1,4 +1,6 @@
+#if canImport(Glibc)
 import Glibc
+#endif
 
 /// What the cache holds, as `status` reports it and eviction counts it: the budget
 /// covers objects and trees; `tmp/` (downloads in flight, interrupted ones kept

@@ -1,4 +1,6 @@
+#if canImport(Glibc)
 import Glibc
+#endif
 
 /// Depth-first walks below a directory that hold two descriptors at most, whatever
 /// the depth: a walk goes down with `openat(O_NOFOLLOW)` and comes back up through

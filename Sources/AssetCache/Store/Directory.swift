@@ -1,4 +1,6 @@
+#if canImport(Glibc)
 import Glibc
+#endif
 
 /// An open directory, and the only way the store reaches what is below the cache
 /// root: every call names an entry relative to this descriptor and never follows
@@ -29,7 +31,7 @@ package final class Directory: Sendable {
     /// A directory by its path, as the user gave it (the cache root): links in
     /// that path are followed, since that is where the user put the cache.
     package static func open(path: String) throws(FileSystem.Failure) -> Directory {
-        let fd = Glibc.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let fd = LibC.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw FileSystem.Failure(operation: "open", path: path, code: errno) }
         return Directory(descriptor: fd, path: path)
     }

@@ -1,4 +1,6 @@
+#if canImport(Glibc)
 import Glibc
+#endif
 
 /// Who may change a cache directory, checked the way OpenSSH's StrictModes and
 /// sudo check theirs, on the open descriptor (so the directory checked is the one

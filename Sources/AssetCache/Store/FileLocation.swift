@@ -1,4 +1,6 @@
+#if canImport(Glibc)
 import Glibc
+#endif
 
 /// A file or directory named inside an open directory. Whatever the path comes
 /// to point at later (a `tmp` swapped for a link while a download runs), the
@@ -30,8 +32,6 @@ package struct FileLocation: Sendable {
         defer { close(fd) }
         // Without /proc (never on Linux devices, but a chroot may lack it) the
         // path is still resolved from a directory the store has checked.
-        return body(Self.hasProcFD ? "/proc/self/fd/\(fd)" : path)
+        return body(LibC.hasProcFD ? "/proc/self/fd/\(fd)" : path)
     }
-
-    private static let hasProcFD = access("/proc/self/fd", X_OK) == 0
 }

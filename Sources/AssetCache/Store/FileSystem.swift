@@ -1,4 +1,6 @@
+#if canImport(Glibc)
 import Glibc
+#endif
 
 /// The errors of the store's file-system calls, naming the path, and the few
 /// steps built from several calls.

@@ -3,7 +3,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
 import Glibc
+#endif
 
 /// What one eviction pass did, for the log and `gc`'s output.
 public struct GarbageCollection: Sendable, Equatable {
@@ -33,7 +35,7 @@ extension CacheStore {
     package func collectGarbage(budget: Int64, neededRefs: Set<String>, neededObjects: Set<String> = []) -> GarbageCollection {
         var refs = refNames().compactMap { name -> (name: String, object: String, used: Double)? in
             guard let ref = readRef(named: name), let info = self.refs.status(name) else { return nil }
-            return (name, ref.object, Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
+            return (name, ref.object, LibC.modificationTime(info))
         }
         var objectSizes = self.objectSizes()
         for sha in treeNames() { objectSizes[sha, default: 0] += treeSize(sha) }

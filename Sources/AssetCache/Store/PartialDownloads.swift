@@ -3,7 +3,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
 import Glibc
+#endif
 
 /// Interrupted downloads kept for resume (docs/cache-format.md): `tmp/partial/<sha256(url)>`
 /// holds the bytes so far, `<sha256(url)>.json` the validator for `If-Range`.

@@ -4,7 +4,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
 import Glibc
+#endif
 
 /// One thing `verify` found wrong, and what `--repair` removes for it.
 public struct CacheProblem: Sendable, Equatable, CustomStringConvertible {
@@ -13,6 +15,20 @@ public struct CacheProblem: Sendable, Equatable, CustomStringConvertible {
         case object(String), tree(String), ref(String)
     }
 
+    /// What is wrong, in a word for programs (`verify --json`).
+    public enum Kind: String, Sendable {
+        case objectCorrupt = "object_corrupt"
+        case objectUnreadable = "object_unreadable"
+        case treeWithoutObject = "tree_without_object"
+        case treeUnsafeEntry = "tree_unsafe_entry"
+        case refUnreadable = "ref_unreadable"
+        case refMisnamed = "ref_misnamed"
+        case refDangling = "ref_dangling"
+        case refTreeMissing = "ref_tree_missing"
+        case refSizeMismatch = "ref_size_mismatch"
+    }
+
+    public var kind: Kind
     public var path: String
     public var problem: String
     /// Removed by a repair so that the next run fetches the asset again.
@@ -34,17 +50,17 @@ extension CacheStore {
             case sha?:
                 goodObjects.insert(sha)
             case let actual?:
-                problems.append(problem(path, "content hashes to \(actual)", [.object(sha), .tree(sha)]))
+                problems.append(problem(.objectCorrupt, path, "content hashes to \(actual)", [.object(sha), .tree(sha)]))
             case nil:
-                problems.append(problem(path, "cannot be read (or is not a regular file)", [.object(sha), .tree(sha)]))
+                problems.append(problem(.objectUnreadable, path, "cannot be read (or is not a regular file)", [.object(sha), .tree(sha)]))
             }
         }
         for sha in treeNames() where !goodObjects.contains(sha) && !problems.contains(where: { $0.entries.contains(.tree(sha)) }) {
-            problems.append(problem(treePath(sha), "has no ZIP object beside it", [.tree(sha)]))
+            problems.append(problem(.treeWithoutObject, treePath(sha), "has no ZIP object beside it", [.tree(sha)]))
         }
         for sha in treeNames() {
             if let bad = firstNonRegularEntry(ofTree: sha) {
-                problems.append(problem(bad, "is not a regular file or directory", [.tree(sha)]))
+                problems.append(problem(.treeUnsafeEntry, bad, "is not a regular file or directory", [.tree(sha)]))
             }
         }
         for name in refNames() {
@@ -64,7 +80,7 @@ extension CacheStore {
         }
     }
 
-    private func problem(_ path: String, _ text: String, _ entries: [CacheProblem.Entry]) -> CacheProblem {
+    private func problem(_ kind: CacheProblem.Kind, _ path: String, _ text: String, _ entries: [CacheProblem.Entry]) -> CacheProblem {
         let paths = entries.map { entry in
             switch entry {
             case .object(let sha): objectPath(sha)
@@ -72,25 +88,25 @@ extension CacheStore {
             case .ref(let name): refs.path(of: name)
             }
         }
-        return CacheProblem(path: path, problem: text, remove: paths, entries: entries)
+        return CacheProblem(kind: kind, path: path, problem: text, remove: paths, entries: entries)
     }
 
     private func checkRef(_ name: String, goodObjects: Set<String>) -> CacheProblem? {
         let path = refs.path(of: name)
         guard let ref = readRef(named: name) else {
-            return problem(path, "is not a readable ref", [.ref(name)])
+            return problem(.refUnreadable, path, "is not a readable ref", [.ref(name)])
         }
         guard let url = try? AssetURL(parsing: ref.url), refName(for: url) == name else {
-            return problem(path, "does not match its URL '\(ref.url)'", [.ref(name)])
+            return problem(.refMisnamed, path, "does not match its URL '\(ref.url)'", [.ref(name)])
         }
         guard goodObjects.contains(ref.object) else {
-            return problem(path, "names object \(ref.object), which is missing or damaged", [.ref(name)])
+            return problem(.refDangling, path, "names object \(ref.object), which is missing or damaged", [.ref(name)])
         }
         if ref.kind == .archive && !hasTree(ref.object) {
-            return problem(path, "names a ZIP whose unpacked tree is missing", [.ref(name)])
+            return problem(.refTreeMissing, path, "names a ZIP whose unpacked tree is missing", [.ref(name)])
         }
         if objectSize(ref.object) != ref.bytes {
-            return problem(path, "says \(ref.bytes) bytes but its object differs", [.ref(name)])
+            return problem(.refSizeMismatch, path, "says \(ref.bytes) bytes but its object differs", [.ref(name)])
         }
         return nil
     }

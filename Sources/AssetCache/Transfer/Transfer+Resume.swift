@@ -1,5 +1,7 @@
 import CCurl
+#if canImport(Glibc)
 import Glibc
+#endif
 
 /// The rules of resuming a partial body (RFC 9110 §14, §13.1.5): when a kept file
 /// may be continued, what may go in `If-Range`, and what a 206 says it holds.

@@ -134,6 +134,14 @@ final class Transfer: TransferQueueItem {
         set(ccurl_easy_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"))
         set(ccurl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, request.followsRedirects ? 1 : 0))
         set(ccurl_easy_setopt_long(easy, CURLOPT_MAXREDIRS, limits.maxRedirects))
+        // Requests that start together towards a host not yet connected wait for
+        // the first TLS handshake to say (by ALPN) whether it multiplexes (HTTP/2)
+        // instead of each opening its own. Never over plain HTTP, which cannot
+        // multiplex: there libcurl only learns that when the first transfer ends,
+        // and every other request to the host would wait for it.
+        if request.url.utf8.prefix(8).map({ $0 | 0x20 }).elementsEqual("https://".utf8) {
+            set(ccurl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1))
+        }
         set(ccurl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(limits.connectTimeout)))
         set(ccurl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(limits.maxTime)))
         if limits.stallTimeout > 0, limits.stallBytesPerSecond > 0 {

@@ -15,6 +15,7 @@ import Synchronization
 package final class TransferEngine: Sendable {
     private let inbox: TransferInbox
     private let nextID = Atomic<UInt64>(0)
+    private let connections = ConnectionTally()
 
     package init(limits: TransferLimits = .init()) throws {
         try CurlGlobal.initialize()
@@ -26,8 +27,8 @@ package final class TransferEngine: Sendable {
         let multi = MultiHandle(raw: raw)
         let inbox = TransferInbox(multi: multi)
         self.inbox = inbox
-        DetachedThread.start(name: "transfers") {
-            TransferLoop(multi: multi, inbox: inbox, limits: limits).run()
+        DetachedThread.start(name: "transfers") { [connections] in
+            TransferLoop(multi: multi, inbox: inbox, limits: limits, connections: connections).run()
         }
     }
 
@@ -52,6 +53,9 @@ package final class TransferEngine: Sendable {
             _ = inbox.post(.cancel(ticket.id))
         }
     }
+
+    /// Connections opened so far for this engine's requests, retries included.
+    package var connectionsOpened: Int { connections.total }
 
     /// Ends every fetch in flight, queued or waiting to retry, promptly: each
     /// completes with a `.network` failure whose message ends with `reason`

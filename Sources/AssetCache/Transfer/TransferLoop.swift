@@ -7,6 +7,7 @@ final class TransferLoop {
     private let multi: UnsafeMutableRawPointer
     private let inbox: TransferInbox
     private let limits: TransferLimits
+    private let connections: ConnectionTally
     private let retryPolicy: TransferRetryPolicy
     private let clock = ContinuousClock()
 
@@ -29,9 +30,10 @@ final class TransferLoop {
     /// libcurl shortens it to its own timers, the inbox wakes it early.
     private static let idlePollMilliseconds = 1000
 
-    init(multi: MultiHandle, inbox: TransferInbox, limits: TransferLimits) {
+    init(multi: MultiHandle, inbox: TransferInbox, limits: TransferLimits, connections: ConnectionTally) {
         self.multi = multi.raw
         self.inbox = inbox
+        self.connections = connections
         var limits = limits
         limits.concurrency = max(1, limits.concurrency)
         limits.perHost = max(1, limits.perHost)
@@ -266,6 +268,9 @@ final class TransferLoop {
     /// Takes the transfer's handle out of the multi handle and frees its slot.
     private func detach(_ transfer: Transfer) {
         if let easy = transfer.easy {
+            // Every request that reached libcurl passes here, finished or cancelled.
+            var opened = 0
+            if ccurl_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &opened) == CURLE_OK { connections.add(opened) }
             curl_multi_remove_handle(multi, easy)
         }
         active[transfer.ticket.id] = nil

@@ -1,4 +1,6 @@
+#if canImport(Glibc)
 import Glibc
+#endif
 
 /// A file mapped read-only, for libwebp, which parses a whole container in
 /// memory. Pages are read in only as they are touched, and `release` drops those

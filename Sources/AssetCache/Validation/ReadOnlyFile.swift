@@ -1,10 +1,12 @@
+#if canImport(Glibc)
 import Glibc
+#endif
 
 /// Opens a file that a structure check walks and reads its size; on failure, a
 /// message naming the path and the system's reason.
 enum ReadOnlyFile {
     static func open(_ path: String) -> Result<(descriptor: Int32, size: Int64), UnreadableFile> {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        let fd = LibC.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return .failure(UnreadableFile(message: "cannot open '\(path)': \(String(cString: strerror(errno)))")) }
         var info = stat()
         guard fstat(fd, &info) == 0 else {

@@ -1,22 +1,21 @@
 import AssetCache
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// Reads a JSON Lines events file (docs/delivery.md). Blank lines are skipped; every
 /// other line must be a whole event, in time order, or the file is refused
 /// naming the line: a replay of half a file would answer a question nobody asked.
 public enum EventFile {
     public static func parse(_ text: String) throws(EventFileError) -> [TimedEvent] {
+        try parse(Array(text.utf8))
+    }
+
+    /// The file's bytes: each line is read as strictly as a manifest (valid UTF-8,
+    /// no key twice), by the same reader.
+    public static func parse(_ bytes: some Collection<UInt8>) throws(EventFileError) -> [TimedEvent] {
         var events: [TimedEvent] = []
-        // Split on the byte: "\r\n" is one Character, so splitting the String on
-        // "\n" would leave a file with Windows line ends as one line.
-        for (index, bytes) in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
+        // Split on the byte, so that "\r\n" ends a line too (the "\r" is JSON whitespace).
+        for (index, line) in Array(bytes).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
             let number = index + 1
-            let line = String(decoding: bytes, as: UTF8.self)
-            guard !line.allSatisfy(\.isWhitespace) else { continue }
+            guard !line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) else { continue }
             let event = try parse(line: line, number: number)
             if let previous = events.last, event.at < previous.at {
                 throw EventFileError(line: number, "\"at\" \(Seconds.format(event.at)) is before the previous event's \(Seconds.format(previous.at))")
@@ -26,14 +25,32 @@ public enum EventFile {
         return events
     }
 
-    static func parse(line: String, number: Int) throws(EventFileError) -> TimedEvent {
-        let json: JSONValue
-        do {
-            json = try JSONDecoder().decode(JSONValue.self, from: Data(line.utf8))
-        } catch {
-            throw EventFileError(line: number, "not valid JSON")
+    /// One line's object; the error names the column, the caller the line.
+    static func object(_ line: ArraySlice<UInt8>, number: Int) throws(EventFileError) -> [String: JSONValue] {
+        let read = line.withUnsafeBytes { bytes in
+            Result { () throws(JSONReadError) in
+                try JSONReader.read(bytes, name: "line") { json throws(JSONReadError) -> [String: JSONValue]? in
+                    guard try json.next() == .object else {
+                        try json.skip()
+                        return nil
+                    }
+                    return try json.members()
+                }
+            }
         }
-        guard case .object(let object) = json else { throw EventFileError(line: number, "expected a JSON object") }
+        let object: [String: JSONValue]?
+        do {
+            object = try read.get()
+        } catch {
+            let path = error.path.map { $0.isEmpty ? "" : "\($0): " } ?? ""
+            throw EventFileError(line: number, path + error.message(line: false))
+        }
+        guard let object else { throw EventFileError(line: number, "expected a JSON object") }
+        return object
+    }
+
+    static func parse(line: ArraySlice<UInt8>, number: Int) throws(EventFileError) -> TimedEvent {
+        let object = try object(line, number: number)
         let fields = EventFields(object: object, line: number)
         guard case .number(let at)? = object["at"], at.isFinite, at >= 0 else {
             throw EventFileError(line: number, "\"at\" must be a number of seconds, 0 or more")

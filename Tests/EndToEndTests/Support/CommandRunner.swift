@@ -137,6 +137,10 @@ extension CommandRunner {
                 posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
                 posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
                 posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+                // Nothing else of this process: a test's socket held open by the
+                // child would keep its connection (or a stopped server's port)
+                // alive for as long as the child runs.
+                _ = closeFrom?(&actions, 3)
                 var spawned: Int32 = 0
                 if let workingDirectory {
                     spawned = posix_spawn_file_actions_addchdir_np(&actions, workingDirectory)
@@ -225,3 +229,10 @@ struct SpawnFailure: Error, CustomStringConvertible {
     var code: Int32
     var description: String { "\(step) failed: \(String(cString: strerror(code)))" }
 }
+
+/// glibc 2.34's posix_spawn_file_actions_addclosefrom_np, which Swift's Glibc
+/// module does not import; nil on an older glibc.
+private let closeFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+    guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+    return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+}()

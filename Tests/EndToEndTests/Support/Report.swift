@@ -32,7 +32,7 @@ struct Report: Decodable {
     }
 
     struct Totals: Decodable {
-        var messages, ready, discarded, deferred, expired, assets, downloaded_bytes: Int
+        var messages, ready, discarded, deferred, expired, assets, downloaded_bytes, connections: Int
     }
 
     var version: String

@@ -18,25 +18,35 @@ final class RunningCommand: @unchecked Sendable {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
-        err.fileHandleForReading.readabilityHandler = { [self] handle in
-            let chunk = handle.availableData
-            lock.withLock {
-                if chunk.isEmpty {
-                    errClosed = true
-                    handle.readabilityHandler = nil
-                } else {
-                    errData.append(chunk)
-                }
-                let text = String(decoding: errData, as: UTF8.self)
-                waiters.removeAll { waiter in
-                    guard errClosed || text.contains(waiter.text) else { return false }
-                    waiter.continuation.resume(returning: text.contains(waiter.text))
-                    return true
-                }
-            }
-            if chunk.isEmpty { errDone.signal() }
-        }
         try process.run()
+        // A thread of its own reads stderr with blocking reads: libdispatch's
+        // readability sources on Linux crashed (in _dispatch_event_loop_drain)
+        // when one was cancelled while its pipe closed.
+        let handle = err.fileHandleForReading
+        Thread { [self] in
+            while true {
+                let chunk = handle.availableData
+                received(chunk)
+                if chunk.isEmpty { break }
+            }
+            errDone.signal()
+        }.start()
+    }
+
+    private func received(_ chunk: Data) {
+        lock.withLock {
+            if chunk.isEmpty {
+                errClosed = true
+            } else {
+                errData.append(chunk)
+            }
+            let text = String(decoding: errData, as: UTF8.self)
+            waiters.removeAll { waiter in
+                guard errClosed || text.contains(waiter.text) else { return false }
+                waiter.continuation.resume(returning: text.contains(waiter.text))
+                return true
+            }
+        }
     }
 
     func signal(_ signal: Int32) {

@@ -3,8 +3,8 @@
 # time (DESIGN §10). Crashes, leaks, timeouts and over-limit memory stop a target
 # and leave its input in .build-fuzz/artifacts/; the script then exits 1.
 #
-#   fuzz/run.sh                 every target, 60 s each
-#   fuzz/run.sh 10 FuzzImage    one target, 10 s
+#   Fuzz/run.sh                 every target, 60 s each
+#   Fuzz/run.sh 10 FuzzImage    one target, 10 s
 #
 # FuzzPNG, FuzzJPEG, FuzzGIF and FuzzWebP are FuzzImage with every input given
 # that format's signature ($ASSETCACHE_FUZZ_FORMAT), each with its own corpus and
@@ -47,7 +47,7 @@ BIN=$(swift build "${BUILD[@]}" --show-bin-path)
 
 seeds() {
     case "$1" in
-        FuzzManifest) echo fuzz/seeds/manifest fixtures/manifests ;;
+        FuzzManifest) echo Fuzz/seeds/manifest fixtures/manifests ;;
         FuzzArchive) echo fixtures/assets/html fixtures/hostile/zip ;;
         FuzzImage) echo fixtures/assets/img fixtures/hostile/img ;;
         *)
@@ -80,7 +80,7 @@ for target in "${TARGETS[@]}"; do
         -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 -max_len=65536
         -artifact_prefix="$artifacts/" -print_final_stats=1
     )
-    [ "$target" = FuzzManifest ] && options+=(-dict=fuzz/manifest.dict)
+    [ "$target" = FuzzManifest ] && options+=(-dict=Fuzz/manifest.dict)
     [ "${FUZZ_JOBS:-1}" -gt 1 ] && options+=(-jobs="$FUZZ_JOBS" -workers="$FUZZ_JOBS")
     echo "== $target: ${SECONDS_EACH}s"
     log="$SCRATCH/$target.log"

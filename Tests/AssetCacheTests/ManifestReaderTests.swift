@@ -2,8 +2,10 @@ import Foundation
 import Testing
 @testable import AssetCache
 
-/// The fast reader either agrees with the Codable path or gives up on the input.
-@Suite struct FastManifestReaderTests {
+/// The manifest reader reads what Swift's `Decodable` read before it, or refuses
+/// what Foundation's JSON decoder let through (a key twice, a lone surrogate, a
+/// number out of range).
+@Suite struct ManifestReaderTests {
     static let agreeing: [String] = [
         #"{"triggers": []}"#,
         #" { "triggers" : [ ] , "integrity" : null } "#,
@@ -14,7 +16,7 @@ import Testing
         #"{"triggers": [{"id": "d", "type": "inapp", "data": {"message": "tab\tand \\ and \/ and caf\u00e9 und café \ud83d\ude00"}}], "extra": 1.5E-3}"#,
     ]
 
-    /// Each is either refused by both paths or read the same; the fast reader may give up.
+    /// Each is either refused by both, or read the same; the reader may refuse what Codable took.
     static let doubtful: [String] = [
         #"{"triggers": [{"id": "a", "type": "inapp", "priority": "2"}]}"#,
         #"{"triggers": [{"id": "a", "id": "b", "type": "inapp"}]}"#,
@@ -34,26 +36,40 @@ import Testing
         "{\"triggers\": [{\"id\": \"a\u{01}\", \"type\": \"inapp\"}]}",
     ]
 
-    static func codable(_ json: String) -> RawManifest? {
-        try? JSONDecoder().decode(RawManifest.self, from: Data(json.utf8))
+    static func read(_ bytes: [UInt8]) throws(JSONReadError) -> RawManifest {
+        var triggers: [RawTrigger] = []
+        let result = bytes.withUnsafeBytes { bytes in
+            Result { () throws(JSONReadError) in try ManifestReader.read(bytes) { trigger, _ in triggers.append(trigger) } }
+        }
+        return RawManifest(triggers: triggers, integrity: try result.get())
     }
 
     @Test(arguments: agreeing)
     func readsWhatCodableReads(_ json: String) throws {
-        let fast = try #require(FastManifestReader.read(Data(json.utf8)))
-        #expect(fast == Self.codable(json))
+        let read = try Self.read(Array(json.utf8))
+        #expect(read == CodableManifest.read(json))
     }
 
     @Test(arguments: doubtful)
     func neverDisagreesWithCodable(_ json: String) {
-        if let fast = FastManifestReader.read(Data(json.utf8)) {
-            #expect(fast == Self.codable(json))
+        if let read = try? Self.read(Array(json.utf8)) {
+            #expect(read == CodableManifest.read(json))
         }
     }
 
-    @Test func invalidUTF8IsLeftToCodable() {
+    @Test func invalidUTF8IsRefused() {
         var bytes = Array(#"{"triggers": [{"id": "a", "type": "inapp", "data": {"message": "x"}}]}"#.utf8)
         bytes[bytes.count - 7] = 0xFF
-        #expect(FastManifestReader.read(Data(bytes)) == nil)
+        #expect(throws: JSONReadError.self) { try Self.read(bytes) }
+    }
+
+    /// One pass over the bytes: a single tokenizer reads each of them once, and
+    /// the model is built from what it hands over.
+    @Test func aManifestIsReadInOnePass() throws {
+        let json = Self.agreeing[3]
+        let passes = JSONPasses()
+        let manifest = try JSONPasses.$current.withValue(passes) { try Manifest.decode(Data(json.utf8)) }
+        #expect(manifest.actions.map(\.id) == ["b"])
+        #expect(passes.bytesReadByEachPass == [json.utf8.count])
     }
 }

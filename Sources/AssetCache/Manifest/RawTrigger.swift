@@ -1,0 +1,28 @@
+/// One trigger as ``ManifestReader`` read it, shapes checked and nothing else:
+/// ``Manifest/decode(_:)`` then checks what the values mean.
+struct RawTrigger: Equatable {
+    var id: String?
+    var type: String?
+    var priority: Double?
+    var startTime: Double?
+    var endTime: Double?
+    var delay: Double?
+    var timeout: Double?
+    var minSecondsSinceLastTrigger: Double?
+    var prefetch: Bool?
+    /// Already the model's: a condition has nothing left to check.
+    var triggerCondition: [TriggerCondition]?
+    var data: RawMessageData?
+}
+
+struct RawMessageData: Equatable {
+    var type: String?
+    var imageStyle: String?
+    var message: String?
+    var orientation: String?
+    var imageURL: String?
+    var zippedAssetsURL: String?
+    var assetURLs: [String]?
+    var isControl: Bool?
+    var extras: [String: JSONValue]?
+}

@@ -1,0 +1,24 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The package is built and tested on Linux (Glibc) only. Files that call libc
+/// import it behind `#if canImport(Glibc)`; the calls whose spelling is Glibc's
+/// own (a field name, a module-qualified call, `/proc`) are gathered here, so a
+/// port to another libc (Darwin: `import Darwin`, `st_mtimespec`, no `/proc`)
+/// starts in this file.
+package enum LibC {
+    /// open(2) by path. Qualified by the module because `open` alone can mean a
+    /// method of the type that calls it.
+    package static func open(_ path: String, _ flags: Int32) -> Int32 {
+        Glibc.open(path, flags)
+    }
+
+    /// A file's last modification, in seconds since the epoch.
+    package static func modificationTime(_ info: stat) -> Double {
+        Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+    }
+
+    /// Whether `/proc/self/fd/N` names open descriptor N (Linux's procfs).
+    package static let hasProcFD = access("/proc/self/fd", X_OK) == 0
+}

@@ -1,0 +1,82 @@
+import CoreMetrics
+
+/// A run's report as metrics, through swift-metrics: the backend the process
+/// bootstrapped (or the factory given) receives them, so an app that embeds the
+/// library exports them with whatever it already uses. Gauges describe the run
+/// just ended; counters add its figures to what the backend already counted.
+/// Names follow Prometheus conventions (`_total`, `_bytes`, `_seconds`).
+public enum RunMetrics {
+    public static let messages = "prefetch_messages"
+    public static let assets = "prefetch_assets"
+    public static let assetErrors = "prefetch_asset_errors"
+    public static let downloadedBytes = "prefetch_downloaded_bytes_total"
+    public static let attempts = "prefetch_attempts_total"
+    public static let connections = "prefetch_connections_total"
+    public static let duration = "prefetch_last_run_duration_seconds"
+    public static let cacheBytes = "prefetch_cache_bytes"
+    public static let cacheBudget = "prefetch_cache_budget_bytes"
+
+    /// The help text of each metric recorded here, for backends that print one.
+    public static let help: [String: String] = [
+        messages: "Messages of the last run by status and, for discarded ones, reason.",
+        assets: "Assets of the last run by outcome.",
+        assetErrors: "Assets of the last run whose last attempt failed, by error kind (failed and stale outcomes).",
+        downloadedBytes: "Body bytes downloaded for assets.",
+        attempts: "HTTP requests made for assets, retries included.",
+        connections: "Connections opened for asset requests (fewer than requests when keep-alive or HTTP/2 shares them).",
+        duration: "Duration of the last run's fetching, validating and committing.",
+        cacheBytes: "Bytes of objects and unpacked trees in the cache after the last run's eviction.",
+        cacheBudget: "The cache's disk budget.",
+    ]
+
+    /// Discard reasons a run can decide; the display-time ones belong to the delivery engine.
+    static let runReasons: [DiscardReason] = [
+        .unsupportedMessageType, .fullWithoutImage, .imageOnlyModalWithoutImage, .assetDownloadFailed, .assetInvalid,
+    ]
+
+    /// Every label value a run can produce is recorded, zeros included, so that
+    /// a series never vanishes from one run to the next.
+    public static func record(
+        _ report: PrefetchReport, dimensions: [(String, String)] = [], factory: any MetricsFactory = MetricsSystem.factory
+    ) {
+        var messageCounts: [MessageKey: Int] = [:]
+        for status in [MessageStatus.ready, .deferred, .expired] { messageCounts[MessageKey(status: status, reason: "")] = 0 }
+        for reason in runReasons { messageCounts[MessageKey(status: .discarded, reason: reason.rawValue)] = 0 }
+        for message in report.messages {
+            messageCounts[MessageKey(status: message.verdict.status, reason: message.verdict.reason?.rawValue ?? ""), default: 0] += 1
+        }
+        for (key, count) in messageCounts.sorted(by: { ($0.key.status.rawValue, $0.key.reason) < ($1.key.status.rawValue, $1.key.reason) }) {
+            let labels = dimensions + [("status", key.status.rawValue), ("reason", key.reason)]
+            Gauge(label: messages, dimensions: labels, factory: factory).record(count)
+        }
+        for outcome in AssetOutcome.allCases {
+            let count = report.assets.count { $0.outcome == outcome }
+            Gauge(label: assets, dimensions: dimensions + [("outcome", outcome.rawValue)], factory: factory).record(count)
+        }
+        for kind in AssetErrorKind.allCases {
+            let count = report.assets.count { $0.failure?.kind == kind }
+            Gauge(label: assetErrors, dimensions: dimensions + [("kind", kind.rawValue)], factory: factory).record(count)
+        }
+        let totals = report.totals
+        Counter(label: downloadedBytes, dimensions: dimensions, factory: factory).increment(by: totals.downloadedBytes)
+        Counter(label: attempts, dimensions: dimensions, factory: factory).increment(by: report.assets.reduce(0) { $0 + $1.attempts })
+        Counter(label: connections, dimensions: dimensions, factory: factory).increment(by: totals.connections)
+        Gauge(label: duration, dimensions: dimensions, factory: factory).record(Double(report.durationMs) / 1000)
+        if let collection = report.garbageCollection {
+            recordCache(bytes: collection.bytesAfter, budget: collection.budget, dimensions: dimensions, factory: factory)
+        }
+    }
+
+    /// Also for a run that ended before its report, from the cache as it is.
+    public static func recordCache(
+        bytes: Int64, budget: Int64, dimensions: [(String, String)] = [], factory: any MetricsFactory = MetricsSystem.factory
+    ) {
+        Gauge(label: cacheBytes, dimensions: dimensions, factory: factory).record(bytes)
+        Gauge(label: cacheBudget, dimensions: dimensions, factory: factory).record(budget)
+    }
+
+    private struct MessageKey: Hashable {
+        var status: MessageStatus
+        var reason: String
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+
+/// `status`, `verify` and `gc` with each of their options (see
+/// SubcommandOptionsTests for the list): JSON that parses and agrees with the
+/// text, nothing on stdout with `--quiet`, warnings only at their log level,
+/// `--wait` waiting for a lock another run holds.
+@Suite struct CacheCommandOptionsTests {
+    static func filled() async throws -> OptionsSetup {
+        let setup = try await OptionsSetup.make()
+        #expect(try await setup.prefetch(["run", setup.manifest, "--cache-dir", setup.cache, "--quiet"]).status == 0)
+        try await setup.server.stop()
+        return setup
+    }
+
+    @Test func statusOptions() async throws {
+        let setup = try await Self.filled()
+        let text = try await setup.prefetch(["status", "--cache-dir", setup.cache])
+        #expect(text.stdoutText.contains("cache   \(setup.cache)") && text.stdoutText.contains("2 refs"), "\(text.stdoutText)")
+        let json = try await setup.prefetch(["status", "--cache-dir", setup.cache, "--json"]).jsonObject()
+        #expect(json["refs"] as? Int == 2 && json["exists"] as? Bool == true)
+        let quiet = try await setup.prefetch(["status", "--cache-dir", setup.cache, "--quiet"])
+        #expect(quiet.status == 0 && quiet.stdout.isEmpty)
+        try await expectWarningsFollowTheLogLevel(setup, ["status"])
+    }
+
+    @Test func verifyOptions() async throws {
+        let setup = try await Self.filled()
+        let text = try await setup.prefetch(["verify", "--cache-dir", setup.cache])
+        let json = try await setup.prefetch(["verify", "--cache-dir", setup.cache, "--json"]).jsonObject()
+        let counts = "ok: \(json["objects"] as? Int ?? -1) objects, \(json["trees"] as? Int ?? -1) trees, \(json["refs"] as? Int ?? -1) refs verified"
+        #expect(text.status == 0 && text.stdoutText == counts + "\n" && json["ok"] as? Bool == true)
+        let quiet = try await setup.prefetch(["verify", "--cache-dir", setup.cache, "--quiet"])
+        #expect(quiet.status == 0 && quiet.stdout.isEmpty && quiet.stderr.isEmpty)
+
+        // A damaged object: the same finding in both forms, then repaired.
+        let damaged = try setup.copyOfCache("damaged")
+        let objects = damaged + "/objects"
+        let shard = try #require(try FileManager.default.contentsOfDirectory(atPath: objects).sorted().first)
+        let object = try #require(try FileManager.default.contentsOfDirectory(atPath: "\(objects)/\(shard)").first)
+        try Data("not what it was".utf8).write(to: URL(fileURLWithPath: "\(objects)/\(shard)/\(object)"))
+        let found = try await setup.prefetch(["verify", "--cache-dir", damaged])
+        let report = try await setup.prefetch(["verify", "--cache-dir", damaged, "--json"])
+        let problems = try #require(try report.jsonObject()["problems"] as? [[String: Any]])
+        #expect(found.status == 1 && report.status == 1 && !problems.isEmpty)
+        for problem in problems {
+            let line = "prefetch: \(problem["path"] as? String ?? "?"): \(problem["problem"] as? String ?? "?")"
+            #expect(found.stderr.contains(line), "\(line) not in \(found.stderr)")
+            #expect((problem["repair_removes"] as? [String])?.isEmpty == false && problem["removed"] as? Bool == false)
+        }
+        #expect(problems.contains { $0["kind"] as? String == "object_corrupt" && $0["path"] as? String == "\(objects)/\(shard)/\(object)" })
+        let repaired = try await setup.prefetch(["verify", "--cache-dir", damaged, "--repair", "--json"]).jsonObject()
+        #expect(repaired["repaired"] as? Bool == true)
+        #expect((repaired["problems"] as? [[String: Any]])?.allSatisfy { $0["removed"] as? Bool == true } == true)
+        #expect(try await setup.prefetch(["verify", "--cache-dir", damaged, "--json"]).jsonObject()["ok"] as? Bool == true)
+
+        try await expectWarningsFollowTheLogLevel(setup, ["verify"])
+        try await expectWaitForTheLock(setup, ["verify", "--repair"])
+    }
+
+    @Test func gcOptions() async throws {
+        let setup = try await Self.filled()
+        // Over a budget of 1 byte: the same collection on two copies, told as text and as JSON.
+        for copy in ["text", "json"] {
+            let cache = try setup.copyOfCache(copy)
+            try Data(#"{"budget": 1}"#.utf8).write(to: URL(fileURLWithPath: cache + "/state.json"))
+        }
+        let text = try await setup.prefetch(["gc", "--cache-dir", setup.scratch.path("text")])
+        let json = try await setup.prefetch(["gc", "--cache-dir", setup.scratch.path("json"), "--json"]).jsonObject()
+        let evicted = json["evicted_refs"] as? Int ?? -1, objects = json["removed_objects"] as? Int ?? -1
+        #expect(text.status == 0 && evicted == 2 && objects >= 1)
+        #expect(text.stdoutText.hasPrefix("evicted \(evicted) refs, removed \(objects) objects and \(json["removed_trees"] as? Int ?? -1) trees; "),
+                "\(text.stdoutText)")
+        #expect(json["bytes_after"] as? Int == 0 && json["budget"] as? Int == 1)
+
+        let quiet = try await setup.prefetch(["gc", "--cache-dir", setup.cache, "--quiet"])
+        #expect(quiet.status == 0 && quiet.stdout.isEmpty && quiet.stderr.isEmpty)
+        try await expectWarningsFollowTheLogLevel(setup, ["gc"])
+        try await expectWaitForTheLock(setup, ["gc"])
+    }
+
+    /// A link where a shard should be is reported at the default level, not with `--log-level error`.
+    func expectWarningsFollowTheLogLevel(_ setup: OptionsSetup, _ command: [String]) async throws {
+        let cache = try setup.copyOfCache("linked-\(command[0])")
+        try OptionsSetup.linkAShard(in: cache)
+        let warned = try await setup.prefetch(command + ["--cache-dir", cache])
+        #expect(warned.stderr.contains("a symbolic link where the cache keeps"), "\(warned.stderr)")
+        let silent = try await setup.prefetch(command + ["--cache-dir", cache, "--log-level", "error"])
+        #expect(!silent.stderr.contains("symbolic link"), "\(silent.stderr)")
+    }
+
+    /// Refused at once while another run holds the lock; with `--wait`, done once it lets go.
+    func expectWaitForTheLock(_ setup: OptionsSetup, _ command: [String]) async throws {
+        let lock = try OptionsSetup.HeldLock(setup.cache)
+        #expect(try await setup.prefetch(command + ["--cache-dir", setup.cache]).status == 75)
+        let waiting = try RunningCommand(command + ["--cache-dir", setup.cache, "--wait", "120", "--log-level", "info"])
+        #expect(await waiting.stderrContains("the cache is locked by another run; waiting"))
+        lock.release()
+        #expect(await waiting.wait().status == 0)
+    }
+}
