@@ -90,7 +90,7 @@ struct ReportPrinter {
     /// The URL has a column of its own; the detail need not say it again.
     static func shorten(_ detail: String, naming url: AssetURL?) -> String {
         guard let url else { return detail }
-        return detail.replacing(" from \(url)", with: "").replacing(url.redacted, with: "it")
+        return detail.replacingBytes(" from \(url)", with: "").replacingBytes(url.redacted, with: "it")
     }
 
     /// Exit 74 deserves a sentence on stderr, even with `--json` or `--quiet`.
@@ -105,6 +105,30 @@ struct ReportPrinter {
 }
 
 extension String {
+    /// Every `target` replaced, matching UTF-8 bytes. StringProcessing's
+    /// `replacing` compares Characters: a text plan of 10,000 discarded messages
+    /// spent 50% of its time there.
+    fileprivate func replacingBytes(_ target: String, with replacement: String) -> String {
+        let text = Array(utf8), pattern = Array(target.utf8)
+        guard !pattern.isEmpty, text.count >= pattern.count else { return self }
+        var result: [UInt8] = []
+        var start = 0, index = 0
+        while index + pattern.count <= text.count {
+            if text[index] == pattern[0], text[index..<index + pattern.count].elementsEqual(pattern) {
+                if result.isEmpty { result.reserveCapacity(text.count) }
+                result += text[start..<index]
+                result += replacement.utf8
+                index += pattern.count
+                start = index
+            } else {
+                index += 1
+            }
+        }
+        guard start > 0 else { return self }
+        result += text[start...]
+        return String(decoding: result, as: UTF8.self)
+    }
+
     /// Spaces after the text up to `width` characters, for columns.
     fileprivate func padded(to width: Int) -> String {
         self + String(repeating: " ", count: max(0, width - count))
