@@ -64,8 +64,9 @@ man: deps
 	mkdir -p .build/man
 	cp .build/plugins/GenerateManual/outputs/prefetch/prefetch.1 .build/plugins/GenerateManual/outputs/fixture-server/fixture-server.1 .build/man/
 	# The plugin's EXIT STATUS says "0 on success, >0 on error"; prefetch exits 1
-	# for a run that worked, so point at the codes its DESCRIPTION lists.
-	sed -i 's/^\.Ex -std$$/Exit codes: see the start of\n.Sx DESCRIPTION ./' .build/man/prefetch.1
+	# for a run that worked, so that section is replaced by every code it has.
+	sed -i -e '/^\.Sh "EXIT STATUS"$$/{r contrib/man/prefetch-exit-status.mdoc' -e 'd}' -e '/^\.Ex -std$$/d' .build/man/prefetch.1
+	@grep -q '^\.It 130 , 143$$' .build/man/prefetch.1 || { echo "make man: prefetch.1 has no EXIT STATUS of its own" >&2; exit 1; }
 	@echo "man pages in .build/man: man -l .build/man/prefetch.1"
 
 # Shell completion scripts for prefetch in .build/completions/.

@@ -2,6 +2,7 @@
 """Validates real outputs of prefetch against the JSON Schemas in docs/schemas/.
 
     scripts/schema-check.py --bin DIR
+    scripts/schema-check.py --validate SCHEMA FILE   one saved output, e.g. report out.json
 
 `make test` runs it after `swift test`. With the fixture server on loopback and
 throwaway caches it makes: the demo's report; runs of a manifest with one
@@ -15,6 +16,10 @@ under fixtures/manifests/refused/ must be refused by the tool (exit 2) and by
 the schema, or be named in BEYOND_THE_SCHEMA with the rule no schema can state.
 Last, a report altered by hand (an undocumented key, an unknown status) must be
 rejected. Exits 1 naming every failure.
+
+--validate checks one saved output (a JSON document, or JSON Lines for
+simulate-decision) against docs/schemas/SCHEMA.schema.json, key order included,
+and exits 1 naming each problem.
 """
 import argparse
 import copy
@@ -247,10 +252,28 @@ def check_manifests(tool, manifest_schema, work):
             fail(f"{name}: refused by prefetch ({why}) but valid for the schema")
 
 
+def validate_file(name, path):
+    schema = load_schema(name)
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    documents = [json.loads(line) for line in text.splitlines() if line.strip()] \
+        if name == "simulate-decision" else [json.loads(text)]
+    for number, instance in enumerate(documents, 1):
+        check(name, schema, instance, path if len(documents) == 1 else f"{path}:{number}")
+    print(f"schema-check: {path}: {len(documents)} document(s) against {name}.schema.json, {len(failures)} problems")
+    return 1 if failures else 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--bin", required=True, help="directory of the built prefetch and fixture-server")
+    parser.add_argument("--bin", help="directory of the built prefetch and fixture-server")
+    parser.add_argument("--validate", nargs=2, metavar=("SCHEMA", "FILE"),
+                        help="check one saved output against docs/schemas/SCHEMA.schema.json")
     args = parser.parse_args()
+    if args.validate:
+        return validate_file(*args.validate)
+    if not args.bin:
+        parser.error("--bin DIR is required")
     bin_dir = os.path.abspath(args.bin)
     schemas = {name: load_schema(name) for name in
                [os.path.basename(p)[:-len(".schema.json")] for p in glob.glob(os.path.join(SCHEMAS, "*.schema.json"))]}
@@ -343,13 +366,16 @@ def main():
     if reports:
         altered = copy.deepcopy(reports[0])
         altered["totals"]["stored_bytes"] = 1
-        if not errors(schemas["report"], altered):
+        rejected_key = errors(schemas["report"], altered)
+        if not rejected_key:
             fail("a report with an undocumented key in totals validates")
         altered = copy.deepcopy(reports[0])
         altered["messages"][0]["status"] = "postponed"
-        if not errors(schemas["report"], altered):
+        rejected_status = errors(schemas["report"], altered)
+        if not rejected_status:
             fail("a report with an unknown status validates")
-        print("ok: altered reports (an undocumented key, an unknown status) are rejected")
+        if rejected_key and rejected_status:
+            print(f"ok: altered reports are rejected: {rejected_key[0]}; {rejected_status[0]}")
 
     shutil.rmtree(work, ignore_errors=True)
     print(f"schema-check: {len(reports)} reports, {len(lines)} simulate lines, {len(failures)} failures")

@@ -134,11 +134,9 @@ final class Transfer: TransferQueueItem {
         set(ccurl_easy_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"))
         set(ccurl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, request.followsRedirects ? 1 : 0))
         set(ccurl_easy_setopt_long(easy, CURLOPT_MAXREDIRS, limits.maxRedirects))
-        // Requests that start together towards a host not yet connected wait for
-        // the first TLS handshake to say (by ALPN) whether it multiplexes (HTTP/2)
-        // instead of each opening its own. Never over plain HTTP, which cannot
-        // multiplex: there libcurl only learns that when the first transfer ends,
-        // and every other request to the host would wait for it.
+        // Requests that start together towards a new host wait for the first TLS
+        // handshake to say (ALPN) whether it multiplexes (HTTP/2). Not over plain
+        // HTTP: libcurl learns it cannot only when the first transfer ends.
         if request.url.utf8.prefix(8).map({ $0 | 0x20 }).elementsEqual("https://".utf8) {
             set(ccurl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1))
         }
