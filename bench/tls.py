@@ -8,7 +8,6 @@ from a private CA that openssl makes at bench time; prefetch trusts it with
 `totals.connections` (CURLINFO_NUM_CONNECTS summed over the requests).
 """
 
-import json
 import os
 import shutil
 import subprocess
