@@ -137,7 +137,7 @@ final class Transfer: TransferQueueItem {
         // Requests that start together towards a new host wait for the first TLS
         // handshake to say (ALPN) whether it multiplexes (HTTP/2). Not over plain
         // HTTP: libcurl learns it cannot only when the first transfer ends.
-        if request.url.utf8.prefix(8).map({ $0 | 0x20 }).elementsEqual("https://".utf8) {
+        if hostKey.hasPrefix("https://") {
             set(ccurl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1))
         }
         set(ccurl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(limits.connectTimeout)))
