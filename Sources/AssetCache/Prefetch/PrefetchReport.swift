@@ -27,12 +27,18 @@ public struct PrefetchReport: Sendable, Encodable {
         var position: [AssetURL: Int] = [:]
         position.reserveCapacity(assets.count)
         for index in assets.indices { position[assets[index].url] = index }
+        // Ten thousand messages may share a few hundred URLs: each URL's state is
+        // made once, and each message looks its URLs up once. A ready message had
+        // every one of its URLs looked up, so the latest of them is its readyMs.
+        let states = assets.map(\.state)
         messages = manifest.actions.map { action in
-            let verdict = Readiness.verdict(for: action, at: now) { url in position[url].map { assets[$0].state } }
-            let readyMs = verdict.status == .ready
-                ? action.message.assets.compactMap { position[$0.url].map { assets[$0].finishedMs } }.max() ?? 0
-                : nil
-            return MessageReport(id: action.id, verdict: verdict, readyMs: readyMs)
+            var latest = 0
+            let verdict = Readiness.verdict(for: action, at: now) { url in
+                guard let index = position[url] else { return nil }
+                latest = max(latest, assets[index].finishedMs)
+                return states[index]
+            }
+            return MessageReport(id: action.id, verdict: verdict, readyMs: verdict.status == .ready ? latest : nil)
         }
         self.assets = assets
         self.cacheDirectory = cacheDirectory
@@ -46,16 +52,21 @@ public struct PrefetchReport: Sendable, Encodable {
             cacheDirectory: cacheDirectory, durationMs: durationMs)
     }
 
+    /// One pass by index: `count(where:)` copied every message (its strings and
+    /// arrays retained and released) once per status.
     public var totals: Totals {
-        Totals(
-            messages: messages.count,
-            ready: messages.count { $0.verdict.status == .ready },
-            discarded: messages.count { $0.verdict.status == .discarded },
-            deferred: messages.count { $0.verdict.status == .deferred },
-            expired: messages.count { $0.verdict.status == .expired },
-            assets: assets.count,
-            downloadedBytes: downloadedBytes,
-            connections: connections)
+        var totals = Totals(
+            messages: messages.count, ready: 0, discarded: 0, deferred: 0, expired: 0, assets: assets.count,
+            downloadedBytes: downloadedBytes, connections: connections)
+        for index in messages.indices {
+            switch messages[index].verdict.status {
+            case .ready: totals.ready += 1
+            case .discarded: totals.discarded += 1
+            case .deferred: totals.deferred += 1
+            case .expired: totals.expired += 1
+            }
+        }
+        return totals
     }
 
     public struct Totals: Sendable, Encodable, Equatable {

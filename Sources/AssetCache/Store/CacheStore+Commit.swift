@@ -88,7 +88,7 @@ extension CacheStore {
             noteLink(name, in: refs, where: "a ref")
             return nil
         }
-        return try? JSONDecoder().decode(AssetRef.self, from: Data(bytes))
+        return AssetRef(json: bytes)
     }
 
     /// The rename is the commit; syncing the shard makes it survive power loss.
