@@ -81,23 +81,22 @@ fixtures:
 	python3 fixtures/generate_hostile.py
 
 # The benchmark of issue 6 (bench/run.py): installs nginx, curl, aria2, pngcheck,
-# the JPEG, GIF and WebP tools, unzip, GNU time and strace when missing, builds
-# prefetch in release mode, prints the table and writes BENCHMARKS.md. BENCH_ARGS
+# the JPEG, GIF and WebP tools, unzip, GNU time and strace when missing, measures
+# the binaries `make release` builds (the ones the package ships), prints the
+# table and writes BENCHMARKS.md. BENCH_ARGS
 # passes options on, e.g. BENCH_ARGS="--rounds 7 --no-big", BENCH_ARGS="--only-bounds"
 # for rows I and J (bench/bounds.py) alone, or BENCH_ARGS="--callgrind" to add
 # instruction counts of the plan and of Python (valgrind).
 BENCH_TOOLS = nginx curl aria2c pngcheck djpeg cjpeg giftext dwebp cwebp unzip python3 strace
 BENCH_PACKAGES = nginx curl aria2 pngcheck libjpeg-turbo-progs giflib-tools webp unzip python3 time strace
-bench: deps
+bench: release
 	@PATH="$$PATH:/usr/sbin"; for tool in $(BENCH_TOOLS); do command -v $$tool >/dev/null 2>&1 || missing=1; done; \
 	[ -x /usr/bin/time ] || missing=1; \
 	if [ -n "$$missing" ]; then \
 		echo "Installing $(BENCH_PACKAGES) with apt-get"; \
 		$(SUDO) apt-get update && $(SUDO) apt-get install -y $(BENCH_PACKAGES); \
 	fi
-	$(SWIFT) build -c release --product prefetch
-	$(SWIFT) build -c release --product fixture-server
-	python3 bench/run.py --bin "$$($(SWIFT) build -c release --show-bin-path)" $(BENCH_ARGS)
+	python3 bench/run.py --bin "$$($(STATIC) --show-bin-path)" $(BENCH_ARGS)
 
 # The power-loss test on LazyFS (scripts/powerloss.sh): 20 cycles of a cold run
 # killed at a random moment, a power cut, then verify and a next run. Needs FUSE;
