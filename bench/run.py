@@ -34,6 +34,10 @@ I J  peak RSS over 10,000 and 100,000 assets, and a slow host's hold on a run:
    run once, after the rounds (bench/bounds.py)
 K  fsync, fdatasync and syncfs calls of a cold run (strace -f -c), and D0: D
    without its checks (curl download only)
+
+Every run writes into a new directory, and none is deleted within a minute of a
+measured run (bench/scratch.py: ext4 without a journal slows file creation after
+a deletion).
 """
 
 import argparse
@@ -47,6 +51,7 @@ import sys
 
 import bounds
 import tls
+from scratch import Scratch
 from harness import BENCH, TOP, Nginx, free_port, limit_rate_sample, log, measure, opener_id, write_inputs
 from table import describe, distinct, machine, median, mib, render, row_adder, table, versions, write_benchmarks
 
@@ -55,10 +60,12 @@ from table import describe, distinct, machine, median, mib, render, row_adder, t
 
 
 class Bench:
-    def __init__(self, args, assets):
+    def __init__(self, args, assets=None):
         self.assets = assets
         self.bin = os.path.join(os.path.abspath(args.bin), "prefetch")
         self.work = os.path.abspath(args.work)
+        self.scratch = Scratch(os.path.join(self.work, "runs"), args.scratch_gib << 30, log,
+                               legacy=[os.path.join(self.work, d) for d in ("caches", "baseline")])
         self.samples = {}
         self.notes = {}
         self.reports = {}
@@ -66,9 +73,7 @@ class Bench:
     def add(self, key, value):
         self.samples.setdefault(key, []).append(value)
 
-    def prefetch(self, argv, cache, fresh=False, expect_ready=None, out=None):
-        if fresh:
-            shutil.rmtree(cache, ignore_errors=True)
+    def prefetch(self, argv, cache, expect_ready=None, out=None):
         result = measure([self.bin] + argv + ["--cache-dir", cache, "--json"], stdout_file=out)
         if result.status != 0:
             raise SystemExit(f"bench: prefetch {' '.join(argv)} exited {result.status}")
@@ -88,9 +93,11 @@ class Bench:
 
     def run_cold_warm(self, manifests, no_cache):
         tag = "'" if no_cache else ""
-        cache = os.path.join(self.work, "caches", "no-cache" if no_cache else "session")
+        cache = self.scratch.new("no-cache" if no_cache else "session")
+        if not no_cache:
+            self.session_cache = cache
         manifest = manifests["session-no-cache" if no_cache else "session"]
-        a, report = self.prefetch(["run", manifest], cache, fresh=True, expect_ready=len(self.assets))
+        a, report = self.prefetch(["run", manifest], cache, expect_ready=len(self.assets))
         self.add("A" + tag, a.seconds)
         self.notes["A" + tag] = self.outcomes(report)
         if not no_cache:
@@ -117,7 +124,7 @@ class Bench:
 
     def run_callgrind(self, manifests):
         """Instruction counts (bench/callgrind.sh), which the machine's load does not move."""
-        cache = os.path.join(self.work, "caches", "session")
+        cache = self.session_cache
         out = subprocess.run(["bash", os.path.join(BENCH, "callgrind.sh"), os.path.dirname(manifests["plan-10000"]), cache],
                              capture_output=True, text=True, env=dict(os.environ, PYTHON=sys.executable))
         if out.returncode != 0:
@@ -125,15 +132,12 @@ class Bench:
         self.counts = {name: int(value) for name, value in (line.split() for line in out.stdout.splitlines())}
 
     def run_single(self, manifests):
-        cache = os.path.join(self.work, "caches", "single")
-        r, report = self.prefetch(["run", manifests["single"]], cache, fresh=True, expect_ready=1)
+        r, report = self.prefetch(["run", manifests["single"]], self.scratch.new("single"), expect_ready=1)
         self.add("F_alone", report["messages"][0]["ready_ms"] / 1000)
         self.add("F_alone_wall", r.seconds)
 
     def run_baseline(self, tool, lists):
-        out = os.path.join(self.work, "baseline")
-        shutil.rmtree(out, ignore_errors=True)
-        r = measure(["bash", os.path.join(BENCH, "baseline.sh"), tool, lists, out])
+        r = measure(["bash", os.path.join(BENCH, "baseline.sh"), tool, lists, self.scratch.new("baseline-" + tool)])
         if r.status != 0:
             raise SystemExit(f"bench: the {tool} pipeline exited {r.status}")
         self.add("D" if tool == "curl" else "E", r.seconds)
@@ -144,11 +148,14 @@ class Bench:
         self.notes["H"] = note
 
     def run_big(self, manifests):
-        cache = os.path.join(self.work, "caches", "big")
+        cache = self.scratch.new("big")
         r, report = self.prefetch(
-            ["run", manifests["big"], "--max-asset-size", "2G", "--max-unpacked-size", "2G"], cache, fresh=True, expect_ready=1)
+            ["run", manifests["big"], "--max-asset-size", "2G", "--max-unpacked-size", "2G"], cache, expect_ready=1)
         self.add("G_big", r.rss_kib)
         self.add("G_big_wall", r.seconds)
+        # 2 GiB in ~20 files: deleted at once, few inodes (what slows the next
+        # creations, bench/scratch.py), and the blocks and their discards are
+        # freed by the rmtree itself on a file system without a journal.
         shutil.rmtree(cache, ignore_errors=True)
 
 
@@ -161,8 +168,7 @@ def count_flushes(bench, manifests):
     """The fsync, fdatasync and syncfs calls of one cold run, from `strace -f -c`.
     --seccomp-bpf stops the child only at those calls, so strace barely slows the
     run (without it every syscall stops it) and the run batches as it would alone."""
-    cache = os.path.join(bench.work, "caches", "flushes")
-    shutil.rmtree(cache, ignore_errors=True)
+    cache = bench.scratch.new("flushes")
     summary = os.path.join(bench.work, "strace-flushes.txt")
     r = measure(["strace", "--seccomp-bpf", "-f", "-c", "-e", f"trace={FLUSH_CALLS}", "-o", summary,
                  bench.bin, "run", manifests["session"], "--cache-dir", cache, "--quiet"])
@@ -176,14 +182,11 @@ def count_flushes(bench, manifests):
                 calls[fields[-1]] = int(fields[3])
     bench.add("K", sum(calls.values()))
     bench.notes["K"] = ", ".join(f"{n} {name}" for name, n in sorted(calls.items())) or "none"
-    shutil.rmtree(cache, ignore_errors=True)
 
 
 def download_only(bench, lists):
     """D's curl download without pngcheck and unzip: the floor a cold run is held to."""
-    out = os.path.join(bench.work, "baseline")
-    shutil.rmtree(out, ignore_errors=True)
-    r = measure(["bash", os.path.join(BENCH, "baseline.sh"), "curl", lists, out, "--download-only"])
+    r = measure(["bash", os.path.join(BENCH, "baseline.sh"), "curl", lists, bench.scratch.new("download"), "--download-only"])
     if r.status != 0:
         raise SystemExit(f"bench: the curl download exited {r.status}")
     bench.add("D0", r.seconds)
@@ -198,6 +201,8 @@ def main():
     parser.add_argument("--no-bounds", action="store_true", help="skip I and J (memory over 100,000 assets, slow host)")
     parser.add_argument("--only-bounds", action="store_true", help="run I and J alone and print their rows; BENCHMARKS.md is left alone")
     parser.add_argument("--no-write", action="store_true", help="print the table only; leave BENCHMARKS.md alone")
+    parser.add_argument("--scratch-gib", type=int, default=6,
+                        help="the runs' files kept until they exceed this, then deleted between rounds, with a pause (bench/scratch.py)")
     parser.add_argument("--callgrind", action="store_true",
                         help="also count instructions of the plan and of Python (bench/callgrind.sh; valgrind, ~2 minutes)")
     parser.add_argument("--serve", action="store_true",
@@ -248,8 +253,11 @@ def main():
         for _, job in jobs:
             job()
         bench.samples.clear()
+        bench.scratch.settle()
         load_before = os.getloadavg()
         for number in range(args.rounds):
+            if number:
+                bench.scratch.between_rounds()
             order = jobs[number % len(jobs):] + jobs[:number % len(jobs)]
             log(f"bench: round {number + 1}/{args.rounds}: " + ", ".join(name for name, _ in order))
             for _, job in order:
@@ -262,6 +270,7 @@ def main():
         nginx.stop()
     if not args.no_bounds:
         bounds.run(bench, Nginx, log)
+    bench.scratch.clear()
 
     rendered, missed = table(bench, args.rounds)
     info = versions(bench.bin)

@@ -79,11 +79,10 @@ def run(bench, servers, paths):
     """One cold run per protocol; T1 and T2 are seconds, their notes the connections."""
     for name, manifest in paths.items():
         key = "T1" if name == "HTTPS/1.1" else "T2"
-        cache = os.path.join(bench.work, "caches", key)
-        result, report = bench.prefetch(["run", manifest, "--cacert", servers.ca.ca], cache, fresh=True, expect_ready=len(bench.assets))
+        result, report = bench.prefetch(["run", manifest, "--cacert", servers.ca.ca], bench.scratch.new(key),
+                                        expect_ready=len(bench.assets))
         bench.add(key, result.seconds)
         bench.add(key + "_connections", report["totals"]["connections"])
-        shutil.rmtree(cache, ignore_errors=True)
 
 
 def rows(s, row):

@@ -11,6 +11,8 @@ struct AssetCommit {
     let options: PrefetchOptions
     let integrity: [AssetURL: [UInt8]]
     let now: Double
+    /// 10% of a session's URLs may serve bytes another URL already served.
+    let decoded = DecodedContents()
 
     /// A body that passed validation, with its unpacked tree, not yet in the store.
     struct Validated: Sendable {
@@ -41,10 +43,10 @@ struct AssetCommit {
             do throws(AssetFailure) {
                 switch item.kind {
                 case .image:
-                    _ = try ImageValidator.validate(path: path, limits: options.image).get()
+                    try decodeImage(path: path, sha256: result.sha256)
                 case .file:
                     if ImageValidator.sniff(path: path) != nil {
-                        _ = try ImageValidator.validate(path: path, limits: options.image).get()
+                        try decodeImage(path: path, sha256: result.sha256)
                     }
                 case .archive:
                     if !store.hasTree(result.sha256) {
@@ -67,6 +69,14 @@ struct AssetCommit {
             valid = true
             return .success(Validated(item: item, download: download, tree: tree, result: result))
         }
+    }
+
+    /// The bytes were hashed as they arrived, so equal hashes mean the very bytes
+    /// an earlier decode of this run passed, under the same limits.
+    private func decodeImage(path: String, sha256: String) throws(AssetFailure) {
+        if decoded.containsImage(sha256) { return }
+        _ = try ImageValidator.validate(path: path, limits: options.image).get()
+        decoded.insertImage(sha256)
     }
 
     /// The entry for the group commit; no ref for a `no-store` response, whose
