@@ -71,6 +71,8 @@ cpng_result cpng_validate_file(const char *path, uint32_t max_side, uint64_t max
         snprintf(text, sizeof text, "cannot open: %s", strerror(errno));
         return cpng_fail(text);
     }
+    /* stdio's 4 KiB buffer made ~38,000 read calls for the bench's 460 images. */
+    setvbuf(file, NULL, _IOFBF, 256 * 1024);
 
     cpng_state state;
     memset(&state, 0, sizeof state);
