@@ -75,10 +75,11 @@ struct ReportPrinter {
         case .deferred: style.yellow(status)
         case .expired: style.dim(status)
         }
-        // Ids, URLs and details come from the manifest and the servers: escaped.
+        // Ids, URLs and details come from the manifest and the servers: `safe`
+        // escapes them and masks passwords in URLs.
         var text = "  \(painted)  " + id.padded(to: idWidth)
         if let reason = verdict.reason { text += "  \(reason.rawValue)" }
-        if let url = verdict.failingURL { text += "  " + TerminalText.safe(url.redacted) }
+        if let url = verdict.failingURL { text += "  " + TerminalText.safe(url.string) }
         if let detail = verdict.detail {
             text += style.dim("  (" + TerminalText.safe(Self.shorten(detail, naming: verdict.failingURL)) + ")")
         }
