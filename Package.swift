@@ -28,7 +28,7 @@ let package = Package(
     ],
     targets: [
         // Typed wrappers for libcurl's variadic calls; nothing else lives in C.
-        .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
+        .target(name: "CCurl"),
         .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
         // Owns libpng's setjmp/longjmp error handling, which Swift cannot express.
         .target(name: "CPNG", linkerSettings: [.linkedLibrary("png16")]),

@@ -3,7 +3,8 @@
 # release build linked statically against the Swift runtime (`make deb` makes
 # that build and the man pages first). The files that go into the packages
 # are in contrib/debian/ and contrib/systemd/; Depends comes from
-# dpkg-shlibdeps, the version from `prefetch --version`.
+# dpkg-shlibdeps, plus libcurl's package for prefetch (which opens it with
+# dlopen, where dpkg-shlibdeps cannot see it); the version from `prefetch --version`.
 set -euo pipefail
 usage="usage: build-deb.sh BIN_DIR MAN_DIR OUT_DIR"
 bin=${1:?$usage}
@@ -53,15 +54,26 @@ install_overrides() {
     sed -i "s/^PACKAGE:/$name:/" "$out/$name/usr/share/lintian/overrides/$name"
 }
 
+# The dependency on the package that ships libcurl.so.4 here, as its shlibs file
+# states it (libcurl4 on Debian 12, libcurl4t64 on 13): what dpkg-shlibdeps would
+# have written had the library been linked.
+libcurl_dependency() {
+    local owner
+    owner=$(dpkg-query -S "/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/libcurl.so.4" | cut -d: -f1)
+    sed -n 's/^libcurl 4 //p' "$(dpkg-query --control-path "$owner" shlibs)"
+}
+
 # DEBIAN/control from contrib/debian/NAME.control, with the Depends that
-# dpkg-shlibdeps reads off the binary's needed libraries; then md5sums and the .deb.
+# dpkg-shlibdeps reads off the binary's needed libraries (and EXTRA, when given);
+# then md5sums and the .deb.
 package() {
-    local name=$1 program=$2 depends
+    local name=$1 program=$2 extra=${3:-} depends
     # dpkg-shlibdeps wants a debian/control of a source package to run in.
     local scratch=$out/.shlibdeps-$name
     mkdir -p "$scratch/debian"
     printf 'Source: prefetch\n\nPackage: %s\nArchitecture: any\n' "$name" >"$scratch/debian/control"
     depends=$(cd "$scratch" && dpkg-shlibdeps -O -e"$out/$name/usr/bin/$program" | sed -n 's/^shlibs:Depends=//p')
+    [ -z "$extra" ] || depends="$depends, $extra"
     rm -rf "$scratch"
     sed -e "s/@VERSION@/$version/" -e "s/@ARCH@/$arch/" -e "s/@DEPENDS@/$depends/" \
         -e "s/@INSTALLED_SIZE@/$(du -sk --exclude=DEBIAN "$out/$name" | cut -f1)/" \
@@ -99,7 +111,9 @@ install -D -m 0644 "$debian/prefetch.sysusers" "$out/prefetch/usr/lib/sysusers.d
 install -m 0755 "$debian/prefetch.postinst" "$out/prefetch/DEBIAN/postinst"
 install -m 0755 "$debian/prefetch.postrm" "$out/prefetch/DEBIAN/postrm"
 install_overrides prefetch
-package prefetch prefetch
+libcurl=$(libcurl_dependency)
+[ -n "$libcurl" ] || { echo "build-deb.sh: no package here ships libcurl.so.4 (install libcurl4-openssl-dev)" >&2; exit 1; }
+package prefetch prefetch "$libcurl"
 
 stage prefetch-fixture-server
 install_program prefetch-fixture-server fixture-server

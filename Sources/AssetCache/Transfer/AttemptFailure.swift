@@ -21,7 +21,7 @@ struct AttemptFailure: Equatable {
     static func curl(
         _ code: CURLcode, url: String, requestedURL: String, detail: String, limits: TransferLimits
     ) -> AttemptFailure {
-        let detail = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        let detail = detail.isEmpty ? String(cString: ccurl_easy_strerror(code)) : detail
         switch code {
         case CURLE_OPERATION_TIMEDOUT:
             return AttemptFailure(failure: AssetFailure(.timeout, "timed out fetching \(url): \(detail)"), isTransient: true)

@@ -51,6 +51,6 @@ extension Transfer {
         // Set first: resuming may hand over held data at once, whose charge
         // may pause the transfer again from inside this call.
         receivePaused = paused
-        curl_easy_pause(easy, paused ? CURLPAUSE_RECV : CURLPAUSE_CONT)
+        ccurl_easy_pause(easy, paused ? CURLPAUSE_RECV : CURLPAUSE_CONT)
     }
 }

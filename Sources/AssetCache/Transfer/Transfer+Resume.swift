@@ -24,9 +24,8 @@ extension Transfer {
         }
         guard let lastModified = headers.lastModified, !lastModified.isEmpty else { return nil }
         if let date = headers.date {
-            let modified = curl_getdate(lastModified, nil)
-            let sent = curl_getdate(date, nil)
-            if modified < 0 || (sent >= 0 && sent - modified < 1) { return nil }
+            guard let modified = HTTPDate.parse(lastModified) else { return nil }
+            if let sent = HTTPDate.parse(date), sent - modified < 1 { return nil }
         }
         return lastModified
     }

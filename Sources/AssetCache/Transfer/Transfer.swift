@@ -100,7 +100,7 @@ final class Transfer: TransferQueueItem {
         bodyStarted = false
         status = 0
         errorBuffer[0] = 0
-        guard let easy = curl_easy_init() else {
+        guard let easy = ccurl_easy_init() else {
             return AttemptFailure(failure: AssetFailure(.network, "libcurl could not create a handle for \(request.url)"), isTransient: false)
         }
         self.easy = easy
@@ -115,7 +115,7 @@ final class Transfer: TransferQueueItem {
             return AttemptFailure(failure: AssetFailure(.network, "\(refusal) (fetching \(request.url))"), isTransient: false)
         }
         for line in lines {
-            requestHeaders = curl_slist_append(requestHeaders, line)
+            requestHeaders = ccurl_slist_append(requestHeaders, line)
         }
         let context = Unmanaged.passUnretained(self).toOpaque()
 
@@ -178,7 +178,7 @@ final class Transfer: TransferQueueItem {
         })
         guard result == CURLE_OK else {
             return AttemptFailure(
-                failure: AssetFailure(.network, "libcurl refused an option for \(request.url): \(String(cString: curl_easy_strerror(result)))"),
+                failure: AssetFailure(.network, "libcurl refused an option for \(request.url): \(String(cString: ccurl_easy_strerror(result)))"),
                 isTransient: false
             )
         }
@@ -375,11 +375,11 @@ final class Transfer: TransferQueueItem {
 
     private func releaseHandle() {
         if let easy {
-            curl_easy_cleanup(easy)
+            ccurl_easy_cleanup(easy)
             self.easy = nil
         }
         if let requestHeaders {
-            curl_slist_free_all(requestHeaders)
+            ccurl_slist_free_all(requestHeaders)
             self.requestHeaders = nil
         }
     }

@@ -19,7 +19,7 @@ package final class TransferEngine: Sendable {
 
     package init(limits: TransferLimits = .init()) throws {
         try CurlGlobal.initialize()
-        guard let raw = curl_multi_init() else {
+        guard let raw = ccurl_multi_init() else {
             throw TransferEngineError("libcurl could not create a multi handle")
         }
         // Also capped in Swift; this keeps libcurl's connection pool to the same bound.

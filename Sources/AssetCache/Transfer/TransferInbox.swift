@@ -43,7 +43,7 @@ final class TransferInbox: Sendable {
         state.withLock { state in
             guard !state.isClosed else { return false }
             state.commands.append(command)
-            curl_multi_wakeup(multi.raw)
+            ccurl_multi_wakeup(multi.raw)
             return true
         }
     }
@@ -52,7 +52,7 @@ final class TransferInbox: Sendable {
         state.withLock { state in
             guard !state.isClosed else { return }
             state.isClosed = true
-            curl_multi_wakeup(multi.raw)
+            ccurl_multi_wakeup(multi.raw)
         }
     }
 

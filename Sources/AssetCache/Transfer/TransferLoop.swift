@@ -61,13 +61,13 @@ final class TransferLoop {
             startTransfers()
 
             var running: Int32 = 0
-            curl_multi_perform(multi, &running)
+            ccurl_multi_perform(multi, &running)
             if collectFinished() {
                 // Freed slots: fill them before sleeping.
                 continue
             }
             throttle()
-            curl_multi_poll(multi, nil, 0, Int32(pollTimeout()), nil)
+            ccurl_multi_poll(multi, Int32(pollTimeout()))
         }
     }
 
@@ -175,7 +175,7 @@ final class TransferLoop {
                 conclude(transfer, failure: failure, retryAfter: nil)
                 continue
             }
-            guard curl_multi_add_handle(multi, transfer.easy) == CURLM_OK else {
+            guard ccurl_multi_add_handle(multi, transfer.easy) == CURLM_OK else {
                 transfer.abandonAttempt()
                 transfer.finish(failure: AssetFailure(.network, "libcurl could not start \(transfer.request.url)"))
                 continue
@@ -189,7 +189,7 @@ final class TransferLoop {
     private func collectFinished() -> Bool {
         var finishedAny = false
         var remaining: Int32 = 0
-        while let message = curl_multi_info_read(multi, &remaining) {
+        while let message = ccurl_multi_info_read(multi, &remaining) {
             guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
             // The message dies with the handle's removal: copy what is needed first.
             let code = message.pointee.data.result
@@ -271,7 +271,7 @@ final class TransferLoop {
             // Every request that reached libcurl passes here, finished or cancelled.
             var opened = 0
             if ccurl_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &opened) == CURLE_OK { connections.add(opened) }
-            curl_multi_remove_handle(multi, easy)
+            ccurl_multi_remove_handle(multi, easy)
         }
         active[transfer.ticket.id] = nil
         if let count = activePerHost[transfer.hostKey] {
@@ -323,7 +323,7 @@ final class TransferLoop {
                 failure: AssetFailure(.network, "transfer engine shut down before \(transfer.request.url) finished"),
                 keepsPartial: true)
         }
-        curl_multi_cleanup(multi)
+        ccurl_multi_cleanup(multi)
     }
 
     private static func cancelled(_ transfer: Transfer) -> AssetFailure {

@@ -48,9 +48,7 @@ struct TransferRetryPolicy: Sendable {
         if !trimmed.isEmpty, trimmed.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) {
             return Double(trimmed) ?? .infinity
         }
-        // curl_getdate understands all three HTTP-date formats.
-        let date = curl_getdate(trimmed, nil)
-        guard date >= 0 else { return nil }
-        return Double(max(0, date - now))
+        guard let date = HTTPDate.parse(trimmed, now: Double(now)) else { return nil }
+        return max(0, date - Double(now))
     }
 }
