@@ -30,14 +30,7 @@ struct ManifestSource {
         if argument == "-" {
             data = readBytes(from: STDIN_FILENO, limit: Manifest.maxSize + 1) ?? Data()
         } else {
-            // Refuse an oversized file before reading it into memory.
-            if let size = (try? FileManager.default.attributesOfItem(atPath: argument))?[.size] as? Int, size > Manifest.maxSize {
-                throw CommandFailure(message: "\(argument): invalid manifest: it is \(size) bytes, over the limit of \(Manifest.maxSize); ask the server for a smaller one", status: ExitStatus.usage)
-            }
-            guard let contents = FileManager.default.contents(atPath: argument) else {
-                throw CommandFailure(message: "cannot read the manifest '\(argument)': no such readable file; check the path, or pass '-' to read stdin", status: ExitStatus.usage)
-            }
-            data = contents
+            data = try Self.readFile(argument)
         }
         if let trustedKeys {
             let signaturePath = argument + ".sig"
@@ -82,6 +75,26 @@ struct ManifestSource {
             let prefix = if case .signatureUnavailable = error { "manifest refused: " } else { "" }
             throw CommandFailure(message: "\(argument): \(prefix)\(error)\(advice)", status: status)
         }
+    }
+
+    /// The file whole, refused before it is read when it is over the size limit.
+    /// One descriptor for both, and `fstat` rather than FileManager's attributes,
+    /// which look up the owner's name in the user database.
+    private static func readFile(_ path: String) throws(CommandFailure) -> Data {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        var info = stat()
+        guard fd >= 0, fstat(fd, &info) == 0, info.st_mode & S_IFMT != S_IFDIR else {
+            if fd >= 0 { close(fd) }
+            throw CommandFailure(message: "cannot read the manifest '\(path)': no such readable file; check the path, or pass '-' to read stdin", status: ExitStatus.usage)
+        }
+        defer { close(fd) }
+        if info.st_mode & S_IFMT == S_IFREG, info.st_size > Manifest.maxSize {
+            throw CommandFailure(message: "\(path): invalid manifest: it is \(info.st_size) bytes, over the limit of \(Manifest.maxSize); ask the server for a smaller one", status: ExitStatus.usage)
+        }
+        guard let data = readBytes(from: fd, limit: Manifest.maxSize + 1, expected: Int(info.st_size)) else {
+            throw CommandFailure(message: "cannot read the manifest '\(path)': \(String(cString: strerror(errno))); check the path, or pass '-' to read stdin", status: ExitStatus.usage)
+        }
+        return data
     }
 
     /// A manifest whose signature does not vouch for it: exit 2, the cause named.

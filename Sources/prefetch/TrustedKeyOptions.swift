@@ -48,9 +48,11 @@ func readSmallFile(_ path: String, limit: Int) -> Data? {
     return readBytes(from: fd, limit: limit)
 }
 
-/// Up to `limit` bytes from `fd`, reading until end of file or the limit.
-func readBytes(from fd: Int32, limit: Int) -> Data? {
+/// Up to `limit` bytes from `fd`, reading until end of file or the limit;
+/// `expected` (a file's size) saves growing the buffer step by step.
+func readBytes(from fd: Int32, limit: Int, expected: Int = 0) -> Data? {
     var data = Data()
+    data.reserveCapacity(min(max(expected, 0), limit))
     var chunk = [UInt8](repeating: 0, count: 64 * 1024)
     while data.count < limit {
         let wanted = min(chunk.count, limit - data.count)

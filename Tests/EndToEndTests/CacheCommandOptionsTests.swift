@@ -79,6 +79,24 @@ import Testing
         try await expectWaitForTheLock(setup, ["gc"])
     }
 
+    /// `plan` looks up all its URLs' objects shard by shard, each shard opened
+    /// once: a linked shard is still not followed. The image, whose object was
+    /// there, is an offline miss; the bundle, whose tree is elsewhere, is ready.
+    @Test func planDoesNotFollowALinkedShard() async throws {
+        let setup = try await Self.filled()
+        let objects = setup.cache + "/objects"
+        for shard in try FileManager.default.contentsOfDirectory(atPath: objects) {
+            try FileManager.default.moveItem(atPath: "\(objects)/\(shard)", toPath: setup.scratch.path("moved-\(shard)"))
+            try FileManager.default.createSymbolicLink(atPath: "\(objects)/\(shard)", withDestinationPath: setup.scratch.path("moved-\(shard)"))
+        }
+        let plan = try await setup.prefetch(["plan", setup.manifest, "--cache-dir", setup.cache, "--json"])
+        #expect(plan.stderr.contains("a symbolic link where the cache keeps a directory"), "\(plan.stderr)")
+        let messages = try plan.jsonObject()["messages"] as? [[String: Any]] ?? []
+        let status = Dictionary(uniqueKeysWithValues: messages.map { ($0["id"] as? String ?? "", $0["status"] as? String ?? "") })
+        #expect(status == ["image": "discarded", "bundle": "ready"], "\(messages)")
+        #expect("\(messages)".contains("offline_miss"), "\(messages)")
+    }
+
     /// A link where a shard should be is reported at the default level, not with `--log-level error`.
     func expectWarningsFollowTheLogLevel(_ setup: OptionsSetup, _ command: [String]) async throws {
         let cache = try setup.copyOfCache("linked-\(command[0])")

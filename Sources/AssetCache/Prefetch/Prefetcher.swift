@@ -183,8 +183,9 @@ public enum Planner {
         let plan = AssetPlan(manifest: manifest, now: now)
         var records: [AssetRecord] = []
         records.reserveCapacity(plan.fetch.count + plan.skipped.count)
-        for item in plan.fetch {
-            if let store, let copy = CachedCopy(store: store, url: item.url) {
+        let copies = store.map { CachedCopy.all(store: $0, urls: plan.fetch.map(\.url)) }
+        for (index, item) in plan.fetch.enumerated() {
+            if let copy = copies?[index] {
                 if let failure = copy.integrityFailure(pin: manifest.integrity[item.url], url: item.url) {
                     records.append(.failed(item, failure, attempts: 0, finishedMs: 0))
                     continue

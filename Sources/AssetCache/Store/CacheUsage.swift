@@ -71,6 +71,33 @@ extension CacheStore {
     func hasObject(_ sha256: String) -> Bool { has(sha256, in: objects, where: "an object") { $0.isFile(sha256) } }
     func hasTree(_ sha256: String) -> Bool { has(sha256, in: trees, where: "a tree") { $0.isDirectory(sha256) } }
 
+    /// ``hasObject`` or ``hasTree``, as each ref's kind says, of many refs (nil
+    /// ones are absent) with each shard opened once for all the refs that name
+    /// something in it: a plan looks up hundreds.
+    func present(_ refs: [AssetRef?]) -> [Bool] {
+        var byShard: [ShardName: [Int]] = [:]
+        for (index, ref) in refs.enumerated() {
+            guard let ref else { continue }
+            byShard[ShardName(archive: ref.kind == .archive, prefix: String(ref.object.prefix(2))), default: []].append(index)
+        }
+        var present = [Bool](repeating: false, count: refs.count)
+        for (name, indices) in byShard {
+            let (parent, what) = name.archive ? (trees, "a tree") : (objects, "an object")
+            guard let shard = shard(of: name.prefix, in: parent) else { continue }
+            for index in indices {
+                guard let sha256 = refs[index]?.object else { continue }
+                present[index] = name.archive ? shard.isDirectory(sha256) : shard.isFile(sha256)
+                if !present[index] { noteLink(sha256, in: shard, where: what) }
+            }
+        }
+        return present
+    }
+
+    private struct ShardName: Hashable {
+        var archive: Bool
+        var prefix: String
+    }
+
     private func has(_ sha256: String, in parent: Directory, where what: String, _ present: (Directory) -> Bool) -> Bool {
         guard let shard = shard(of: sha256, in: parent) else { return false }
         if present(shard) { return true }
