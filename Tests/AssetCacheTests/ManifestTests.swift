@@ -16,6 +16,42 @@ import Testing
         }
     }
 
+    /// A large manifest's model is built on a second thread from batches of
+    /// triggers: the same actions in the same order, the same warnings, and the
+    /// same first error as when one thread reads and builds.
+    @Test func aModelBuiltOnASecondThreadIsTheSame() throws {
+        func manifest(_ count: Int, last: String = "") -> Data {
+            let triggers = (0..<count).map { index in
+                index % 700 == 0 ? #"{"id": "p\#(index)", "type": "push"}"#
+                    : #"{"id": "m\#(index)", "type": "inapp", "priority": \#(index % 7), "trigger_condition": [{"type": "custom_event", "data": {"event_name": "e\#(index % 5)"}}], "data": {"type": "MODAL", "image_url": "https://cdn.test/\#(index % 300).png", "extras": {"n": \#(index)}}}"#
+            }
+            return Data(#"{"triggers": [\#(triggers.joined(separator: ",\n"))\#(last)]}"#.utf8)
+        }
+        func outcome(_ data: Data, onTwoThreads: Bool) -> Result<([String], [String], [Double]), ManifestError> {
+            Result { () throws(ManifestError) in
+                let decoded = try Manifest.decode(data, onTwoThreads: onTwoThreads)
+                return (decoded.actions.map(\.id), decoded.warnings, decoded.actions.map(\.priority))
+            }
+        }
+        let large = manifest(3000)
+        #expect(large.count > 128 * 1024)
+        let (ids, warnings, _) = try outcome(large, onTwoThreads: true).get()
+        #expect(ids.count == 3000 - 5 && ids.first == "m1" && ids.last == "m2999" && warnings.count == 5)
+        let duplicate = manifest(3000, last: #", {"id": "m2500", "type": "inapp", "data": {}}"#)
+        let syntax = manifest(3000, last: #", {"id": "m2500", "type": "inapp", "data": {}}, {"id": }"#)
+        for data in [large, duplicate, syntax] {
+            let one = outcome(data, onTwoThreads: false), two = outcome(data, onTwoThreads: true)
+            switch (one, two) {
+            case (.success(let a), .success(let b)): #expect(a.0 == b.0 && a.1 == b.1 && a.2 == b.2)
+            case (.failure(let a), .failure(let b)): #expect(a == b)
+            default: Issue.record("one thread gave \(one), two gave \(two)")
+            }
+        }
+        #expect(throws: ManifestError.self) { try Manifest.decode(duplicate, onTwoThreads: true) }
+        let syntaxError = try #require(outcome(syntax, onTwoThreads: true).failureValue)
+        #expect(syntaxError.message.contains("(line 3000, column"), "\(syntaxError)")
+    }
+
     @Test func decodesDefaultsAndAssets() throws {
         let manifest = try decode("""
             {"triggers": [
@@ -82,5 +118,12 @@ import Testing
         #expect(try AssetURL(parsing: "http://example.com:8080/A").string == "http://example.com:8080/A")
         #expect(try AssetURL(parsing: "http://example.com/a?cache=false").forbidsCaching)
         #expect(throws: AssetURL.ParseError.self) { try AssetURL(parsing: "http://exa mple.com/") }
+    }
+}
+
+extension Result {
+    var failureValue: Failure? {
+        if case .failure(let failure) = self { return failure }
+        return nil
     }
 }

@@ -3,6 +3,8 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Dispatch
+import Synchronization
 
 extension Manifest {
     /// Manifests are small documents; anything larger is refused unread.
@@ -11,29 +13,75 @@ extension Manifest {
     /// Decodes and checks a manifest. Unknown keys are ignored; wrong types, missing
     /// or duplicate ids and non-http(s) URLs throw a ``ManifestError`` naming the path.
     public static func decode(_ data: Data) throws(ManifestError) -> Manifest {
+        try decode(data, onTwoThreads: data.count >= 128 * 1024 && ProcessInfo.processInfo.activeProcessorCount > 1)
+    }
+
+    /// Below 128 KiB, or on one core, a second thread would cost more than it saves.
+    static func decode(_ data: Data, onTwoThreads: Bool) throws(ManifestError) -> Manifest {
         guard data.count <= maxSize else {
             throw ManifestError(path: "", "the manifest is \(data.count) bytes; the limit is \(maxSize)")
         }
-        var builder = ManifestBuilder(bytes: data.count)
-        let read = data.withUnsafeBytes { bytes in
-            Result { () throws(JSONReadError) in
-                try ManifestReader.read(bytes) { trigger, index in builder.add(trigger, index: index) }
-            }
-        }
+        let (read, builder) = onTwoThreads ? readAndBuildOnTwoThreads(data) : readAndBuild(data)
         let integrity: [String: String]?
         do {
             integrity = try read.get()
         } catch {
             throw ManifestError(path: error.path ?? "", error.message(line: true))
         }
-        return try builder.finish(integrity: integrity)
+        var finished = builder
+        return try finished.finish(integrity: integrity)
+    }
+
+    private static func readAndBuild(_ data: Data) -> (Result<[String: String]?, JSONReadError>, ManifestBuilder) {
+        var builder = ManifestBuilder(bytes: data.count)
+        let read = data.withUnsafeBytes { bytes in
+            Result { () throws(JSONReadError) in
+                try ManifestReader.read(bytes) { trigger, index in builder.add(trigger, index: index) }
+            }
+        }
+        return (read, builder)
+    }
+
+    /// The same, with the model built on a thread of its own from batches of
+    /// triggers (``TriggerHandoff``), in the order they were read.
+    private static func readAndBuildOnTwoThreads(_ data: Data) -> (Result<[String: String]?, JSONReadError>, ManifestBuilder) {
+        let handoff = TriggerHandoff()
+        let built = Mutex<ManifestBuilder?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let size = data.count
+        DetachedThread.start(name: "manifest model") {
+            var builder = ManifestBuilder(bytes: size)
+            while let batch = handoff.next() {
+                for (trigger, index) in batch { builder.add(trigger, index: index) }
+            }
+            built.withLock { $0 = builder }
+            done.signal()
+        }
+        let batchSize = 256
+        var batch = TriggerHandoff.Batch()
+        batch.reserveCapacity(batchSize)
+        let read = data.withUnsafeBytes { bytes in
+            Result { () throws(JSONReadError) in
+                try ManifestReader.read(bytes) { trigger, index in
+                    batch.append((trigger, index))
+                    if batch.count == batchSize {
+                        handoff.send(batch)
+                        batch.removeAll(keepingCapacity: true)
+                    }
+                }
+            }
+        }
+        if !batch.isEmpty { handoff.send(batch) }
+        handoff.close()
+        done.wait()
+        return (read, built.withLock { $0.take()! })
     }
 }
 
 /// Turns each trigger into the model as it is read, checking what the shapes
 /// alone cannot. Its first error waits until the whole text has been read, so
 /// that a syntax or type error anywhere is reported first.
-private struct ManifestBuilder {
+private struct ManifestBuilder: Sendable {
     var actions: [TriggeredAction] = []
     var failure: ManifestError?
     var seenIDs: [String: Int] = [:]

@@ -1,6 +1,6 @@
 /// One trigger as ``ManifestReader`` read it, shapes checked and nothing else:
 /// ``Manifest/decode(_:)`` then checks what the values mean.
-struct RawTrigger: Equatable {
+struct RawTrigger: Equatable, Sendable {
     var id: String?
     var type: String?
     var priority: Double?
@@ -15,7 +15,7 @@ struct RawTrigger: Equatable {
     var data: RawMessageData?
 }
 
-struct RawMessageData: Equatable {
+struct RawMessageData: Equatable, Sendable {
     var type: String?
     var imageStyle: String?
     var message: String?
