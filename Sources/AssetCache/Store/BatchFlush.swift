@@ -1,5 +1,7 @@
 import CFileSync
+#if canImport(Glibc)
 import Glibc
+#endif
 
 /// How a batch of commits is made durable: one flush for the whole batch where the
 /// filesystem can do that, a flush per file and directory where it cannot.

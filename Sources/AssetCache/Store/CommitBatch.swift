@@ -3,7 +3,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
 import Glibc
+#endif
 
 /// The steps of one group commit, in the only order that survives a power cut
 /// at any moment:

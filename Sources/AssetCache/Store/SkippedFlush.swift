@@ -1,4 +1,6 @@
+#if canImport(Glibc)
 import Glibc
+#endif
 
 /// A fault put in on purpose, so that the power-loss test (scripts/powerloss.sh)
 /// can show it catches a missing flush: with PREFETCH_DEBUG_SKIP_FLUSH=1 a debug
