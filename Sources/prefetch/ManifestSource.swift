@@ -20,7 +20,9 @@ struct ManifestSource {
 
     /// With `trustedKeys`, the manifest's signature (MANIFEST.sig) is checked
     /// against its bytes before anything is read from them.
-    func loadLocal(trustedKeys: TrustedKeys? = nil) throws(CommandFailure) -> Manifest {
+    func loadLocal(
+        trustedKeys: TrustedKeys? = nil, eachNewURL: (@Sendable (AssetURL) -> Void)? = nil
+    ) throws(CommandFailure) -> Manifest {
         if trustedKeys != nil, argument == "-" {
             throw CommandFailure(
                 message: "a manifest on stdin cannot be checked against --trusted-key: no signature lies beside it; save it to a file with its .sig next to it, or pass its URL",
@@ -43,7 +45,7 @@ struct ManifestSource {
             }
         }
         do {
-            return try Manifest.decode(data)
+            return try Manifest.decode(data, eachNewURL: eachNewURL)
         } catch {
             throw CommandFailure(message: "\(argument): \(error); correct it there and run again", status: ExitStatus.usage)
         }

@@ -21,11 +21,16 @@ struct Plan: AsyncParsableCommand {
             guard !source.isRemote else {
                 throw CommandFailure(message: "plan reads a local manifest; fetch it with 'prefetch run' first", status: ExitStatus.usage)
             }
-            let manifest = try source.loadLocal(trustedKeys: trust.load())
+            // The cache is opened first so that its look-ups run while the manifest is
+            // read; a refused cache is still reported after a refused manifest.
+            let opened = Result { () throws(CommandFailure) in try common.openReader() }
+            let lookahead = (try? opened.get())?.map(CacheLookahead.init)
+            let manifest = try source.loadLocal(trustedKeys: trust.load(), eachNewURL: lookahead?.lookUp)
             for warning in manifest.warnings { common.logger.warning("\(warning)") }
-            let store = try common.openReader()
-            let report = Planner.plan(manifest, store: store, cacheDirectory: common.cacheDirectory)
+            let store = try opened.get()
+            let report = Planner.plan(manifest, store: store, cacheDirectory: common.cacheDirectory, lookahead: lookahead)
             ReportPrinter(options: output, quiet: common.quiet).print(report)
+            KeptUntilExit.keep((manifest, report))
             throw ExitCode(Run.exitStatus(for: report))
         } catch let failure as CommandFailure {
             throw failure.report()

@@ -51,16 +51,18 @@ func readSmallFile(_ path: String, limit: Int) -> Data? {
 /// Up to `limit` bytes from `fd`, reading until end of file or the limit;
 /// `expected` (a file's size) saves growing the buffer step by step.
 func readBytes(from fd: Int32, limit: Int, expected: Int = 0) -> Data? {
-    var data = Data()
-    data.reserveCapacity(min(max(expected, 0), limit))
-    var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-    while data.count < limit {
-        let wanted = min(chunk.count, limit - data.count)
-        let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, wanted) }
+    // Read straight into the result, one byte past `expected` to see the end:
+    // no chunk copied over, no page touched twice.
+    var data = Data(count: min(max(expected + 1, 64 * 1024), limit))
+    var filled = 0
+    while filled < limit {
+        if filled == data.count { data.count = min(data.count * 2, limit) }
+        let count = data.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
         if count < 0 && errno == EINTR { continue }
         guard count >= 0 else { return nil }
         guard count > 0 else { break }
-        data.append(contentsOf: chunk[..<count])
+        filled += count
     }
+    data.count = filled
     return data
 }

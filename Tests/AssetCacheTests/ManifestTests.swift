@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import AssetCache
 
@@ -50,6 +51,26 @@ import Testing
         #expect(throws: ManifestError.self) { try Manifest.decode(duplicate, onTwoThreads: true) }
         let syntaxError = try #require(outcome(syntax, onTwoThreads: true).failureValue)
         #expect(syntaxError.message.contains("(line 3000, column"), "\(syntaxError)")
+    }
+
+    /// What `plan` looks up in the cache while the manifest is read: each URL once,
+    /// whichever thread builds the model.
+    @Test func eachNewURLIsToldOnceForEveryURLOnBothPaths() throws {
+        let triggers = (0..<3000).map { index in
+            #"{"id": "m\#(index)", "type": "inapp", "data": {"type": "HTML", "image_url": "https://cdn.test/\#(index % 300).png", "asset_urls": ["https://cdn.test/z\#(index % 7).css", "HTTPS://CDN.TEST:443/z\#(index % 7).css"]}}"#
+        }
+        let data = Data(#"{"triggers": [\#(triggers.joined(separator: ",\n"))]}"#.utf8)
+        #expect(data.count > 128 * 1024)
+        for onTwoThreads in [false, true] {
+            let told = Mutex<[AssetURL]>([])
+            let manifest = try Manifest.decode(data, onTwoThreads: onTwoThreads) { url in told.withLock { $0.append(url) } }
+            let urls = told.withLock { $0 }
+            let used = Set(manifest.actions.flatMap { $0.message.assets.map(\.url) })
+            // The two spellings of each stylesheet are one URL, but two strings: told
+            // twice. An HTML message's image_url is no asset of it, but is told too.
+            #expect(urls.count == 300 + 14, "two threads: \(onTwoThreads)")
+            #expect(Set(urls).count == 307 && used.count == 7 && used.isSubset(of: urls), "two threads: \(onTwoThreads)")
+        }
     }
 
     @Test func decodesDefaultsAndAssets() throws {

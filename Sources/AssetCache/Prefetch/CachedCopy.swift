@@ -7,7 +7,7 @@ import Dispatch
 import Synchronization
 
 /// A URL's usable copy in the cache: its ref, and the object or tree it names.
-struct CachedCopy {
+struct CachedCopy: Sendable {
     var ref: AssetRef
     var path: String
 

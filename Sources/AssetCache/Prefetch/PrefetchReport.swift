@@ -31,14 +31,16 @@ public struct PrefetchReport: Sendable, Encodable {
         // made once, and each message looks its URLs up once. A ready message had
         // every one of its URLs looked up, so the latest of them is its readyMs.
         let states = assets.map(\.state)
-        messages = manifest.actions.map { action in
+        // By index: mapping the actions copied each one (a dozen references retained, then released).
+        let actions = manifest.actions
+        messages = actions.indices.map { index in
             var latest = 0
-            let verdict = Readiness.verdict(for: action, at: now) { url in
-                guard let index = position[url] else { return nil }
-                latest = max(latest, assets[index].finishedMs)
-                return states[index]
+            let verdict = Readiness.verdict(for: actions[index], at: now) { url in
+                guard let slot = position[url] else { return nil }
+                latest = max(latest, assets[slot].finishedMs)
+                return states[slot]
             }
-            return MessageReport(id: action.id, verdict: verdict, readyMs: verdict.status == .ready ? latest : nil)
+            return MessageReport(id: actions[index].id, verdict: verdict, readyMs: verdict.status == .ready ? latest : nil)
         }
         self.assets = assets
         self.cacheDirectory = cacheDirectory

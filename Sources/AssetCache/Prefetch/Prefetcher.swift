@@ -177,13 +177,18 @@ extension GarbageCollection {
 
 /// Readiness from the cache alone, for `plan`: no network, no lock, no writes.
 public enum Planner {
-    public static func plan(_ manifest: Manifest, store: CacheStore?, cacheDirectory: String, now: Double? = nil) -> PrefetchReport {
+    /// With `lookahead`, the copies it found while the manifest was read are used
+    /// (it must be of `store`).
+    public static func plan(
+        _ manifest: Manifest, store: CacheStore?, cacheDirectory: String, now: Double? = nil, lookahead: CacheLookahead? = nil
+    ) -> PrefetchReport {
         let started = ContinuousClock.now
         let now = now ?? Date().timeIntervalSince1970
         let plan = AssetPlan(manifest: manifest, now: now)
         var records: [AssetRecord] = []
         records.reserveCapacity(plan.fetch.count + plan.skipped.count)
-        let copies = store.map { CachedCopy.all(store: $0, urls: plan.fetch.map(\.url)) }
+        let urls = plan.fetch.map(\.url)
+        let copies = store.map { lookahead?.copies(of: urls) ?? CachedCopy.all(store: $0, urls: urls) }
         for (index, item) in plan.fetch.enumerated() {
             if let copy = copies?[index] {
                 if let failure = copy.integrityFailure(pin: manifest.integrity[item.url], url: item.url) {
