@@ -53,6 +53,44 @@ import Testing
         #expect(syntaxError.message.contains("(line 3000, column"), "\(syntaxError)")
     }
 
+    /// On two threads the second half of `triggers` is read by a reader of its
+    /// own, from a place guessed near the middle and proved by the first reader
+    /// arriving there: every outcome, errors and their places included, is the
+    /// one reading alone gives, wherever the fault and whatever the guess hit.
+    @Test(arguments: [
+        ("valid", 0, ""),
+        ("a shape mismatch in the second half", 2500, #""priority": "high", "#),
+        ("mismatches in both halves", 10, #""delay": "soon", "#),
+        ("a syntax error in the second half", 2500, #""priority": 1 2, "#),
+        ("a key twice in the second half", 2999, #""id": "again", "#),
+        ("nesting too deep in the second half", 2000, #""extras2": \#(String(repeating: "[", count: 130)), "#),
+        ("the middle inside a string", 1500, #""message": "\#(String(repeating: "}, {", count: 40_000))", "#),
+    ])
+    func aManifestReadInTwoHalvesGivesWhatOneReaderGives(_ name: String, at trigger: Int, insert: String) {
+        var triggers = (0..<3000).map { index in
+            #"{"id": "m\#(index)", "type": "inapp", "trigger_condition": [{"type": "open"}],\#n "data": {"type": "MODAL", "image_url": "https://cdn.test/\#(index % 300).png"}}"#
+        }
+        triggers[trigger] = triggers[trigger].replacingOccurrences(of: #""type": "inapp", "#, with: #""type": "inapp", "# + insert)
+        if name == "mismatches in both halves" {
+            triggers[2600] = triggers[2600].replacingOccurrences(of: #""type": "inapp", "#, with: #""type": "inapp", "priority": [], "#)
+        }
+        let data = Data(#"{"triggers": [\#(triggers.joined(separator: ",\n"))], "integrity": {}}"#.utf8)
+        let one = Result { () throws(ManifestError) in try Manifest.decode(data, onTwoThreads: false).actions.map(\.id) }
+        let two = Result { () throws(ManifestError) in try Manifest.decode(data, onTwoThreads: true).actions.map(\.id) }
+        switch (one, two) {
+        case (.success(let a), .success(let b)): #expect(a == b && a.count == 3000, "\(name)")
+        case (.failure(let a), .failure(let b)): #expect(a == b, "\(name)")
+        default: Issue.record("\(name): one reader gave \(one), two gave \(two)")
+        }
+        if name != "valid" && name != "the middle inside a string" {
+            #expect(one.failureValue?.path.hasPrefix("triggers[\(trigger)]") == true, "\(name): \(one)")
+        }
+        if name == "a syntax error in the second half" {
+            // Line 2 of each trigger (the \n in it) and the one before: line 2 * 2500 + 1.
+            #expect(one.failureValue?.message.contains("(line 5001, column") == true, "\(one)")
+        }
+    }
+
     /// What `plan` looks up in the cache while the manifest is read: each URL once,
     /// whichever thread builds the model.
     @Test func eachNewURLIsToldOnceForEveryURLOnBothPaths() throws {

@@ -85,12 +85,19 @@ public struct InAppMessage: Sendable {
 
     /// The assets this message needs, with the kind each is validated as.
     public var assets: [(url: AssetURL, kind: AssetKind)] {
-        if isControl { return [] }
+        var assets: [(url: AssetURL, kind: AssetKind)] = []
+        forEachAsset { url, kind in assets.append((url, kind)) }
+        return assets
+    }
+
+    /// The same, one by one, with no array made: a plan asks every message twice.
+    func forEachAsset(_ body: (AssetURL, AssetKind) -> Void) {
+        if isControl { return }
         switch type {
-        case .html: return assetURLs.map { ($0, .file) }
-        case .htmlFull: return zippedAssetsURL.map { [($0, .archive)] } ?? []
-        case .slideup, .modal, .full: return imageURL.map { [($0, .image)] } ?? []
-        case .unsupported: return []
+        case .html: for url in assetURLs { body(url, .file) }
+        case .htmlFull: if let zippedAssetsURL { body(zippedAssetsURL, .archive) }
+        case .slideup, .modal, .full: if let imageURL { body(imageURL, .image) }
+        case .unsupported: return
         }
     }
 }

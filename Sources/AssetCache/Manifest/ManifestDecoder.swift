@@ -77,7 +77,7 @@ extension Manifest {
         batch.reserveCapacity(batchSize)
         let read = data.withUnsafeBytes { bytes in
             Result { () throws(JSONReadError) in
-                try ManifestReader.read(bytes) { trigger, index in
+                try ManifestReader.read(bytes, inTwoHalves: true) { trigger, index in
                     batch.append((trigger, index))
                     if batch.count == batchSize {
                         handoff.send(batch)

@@ -7,14 +7,17 @@ enum ManifestReader {
     /// Calls `each` with every trigger and its index in `triggers`, and returns
     /// `integrity`. What `each` is given after a mismatch does not matter: the
     /// mismatch is thrown at the end.
+    /// With `inTwoHalves`, the second half of `triggers` is read on a thread of
+    /// its own (``JSONReader/array(splitAt:first:second:joined:)``); `each` is
+    /// still called here, in order.
     static func read(
-        _ bytes: UnsafeRawBufferPointer, each: (consuming RawTrigger, Int) -> Void
+        _ bytes: UnsafeRawBufferPointer, inTwoHalves: Bool = false, each: (consuming RawTrigger, Int) -> Void
     ) throws(JSONReadError) -> [String: String]? {
-        try JSONReader.read(bytes, name: "manifest") { json throws(JSONReadError) in try manifest(&json, each) }
+        try JSONReader.read(bytes, name: "manifest") { json throws(JSONReadError) in try manifest(&json, inTwoHalves, each) }
     }
 
     private static func manifest(
-        _ json: inout JSONReader, _ each: (consuming RawTrigger, Int) -> Void
+        _ json: inout JSONReader, _ inTwoHalves: Bool, _ each: (consuming RawTrigger, Int) -> Void
     ) throws(JSONReadError) -> [String: String]? {
         var hasTriggers = false
         var integrity: [String: String]?
@@ -25,9 +28,20 @@ enum ManifestReader {
                 hasTriggers = true
                 guard try json.next() == .array else { return try json.mismatch("an array") }
                 var index = 0
-                try json.array { json throws(JSONReadError) in
+                let first = { (json: inout JSONReader) throws(JSONReadError) in
                     if let raw = try trigger(&json) { each(raw, index) }
                     index += 1
+                }
+                let remaining = json.tokens.count - json.tokens.position
+                if inTwoHalves, let half = json.elementStart(near: json.tokens.position + remaining / 2) {
+                    try json.array(splitAt: half, first: first, second: { json throws(JSONReadError) in try trigger(&json) }) { raws, start in
+                        for (offset, raw) in raws.enumerated() {
+                            if let raw { each(raw, start + offset) }
+                        }
+                        index = start + raws.count
+                    }
+                } else {
+                    try json.array(first)
                 }
             case .integrity?: integrity = try stringMap(&json)
             case nil: try json.skip()

@@ -30,10 +30,10 @@ struct AssetPlan {
         let actions = manifest.actions
         for index in ordered where !actions[index].isExpired(at: now) {
             let prefetch = actions[index].prefetch
-            for (url, kind) in actions[index].message.assets {
+            actions[index].message.forEachAsset { url, kind in
                 guard prefetch, !url.forbidsCaching else {
                     if skippedSeen.insert(url).inserted { skipped.append((url, kind)) }
-                    continue
+                    return
                 }
                 if seen.insert(url).inserted {
                     fetch.append(Item(url: url, kind: kind, priority: 0, isUrgent: keys[index].isUrgent))

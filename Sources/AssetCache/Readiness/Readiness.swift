@@ -27,10 +27,10 @@ public enum Readiness {
         var local: [MessageVerdict.LocalAsset] = []
         var deferred = false
         var failure: (url: AssetURL, failure: AssetFailure)?
-        for (url, kind) in message.assets {
+        message.forEachAsset { url, kind in
             if !action.prefetch || url.forbidsCaching {
                 deferred = true
-                continue
+                return
             }
             switch state(url) {
             case .available(let path)?:

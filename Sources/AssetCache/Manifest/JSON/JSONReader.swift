@@ -10,7 +10,7 @@
 package struct JSONReader: ~Copyable {
     package static let maxDepth = 128
 
-    private struct Frame {
+    struct Frame {
         /// An array's current index, or -1 in an object.
         var index: Int
         /// An object's current key, while its value is read.
@@ -20,8 +20,8 @@ package struct JSONReader: ~Copyable {
     var tokens: JSONTokenizer
     /// One per open container, at most ``maxDepth``: a fixed buffer, as an array's
     /// uniqueness and bounds checks on every member were measurable.
-    private let frames = UnsafeMutablePointer<Frame>.allocate(capacity: JSONReader.maxDepth)
-    private var depth = 0
+    let frames = UnsafeMutablePointer<Frame>.allocate(capacity: JSONReader.maxDepth)
+    var depth = 0
     private var keys = JSONKeySet()
     /// The first value of the wrong shape, with its path.
     package var mismatch: JSONReadError? {
@@ -32,6 +32,16 @@ package struct JSONReader: ~Copyable {
 
     private init(_ bytes: UnsafeRawBufferPointer) {
         tokens = JSONTokenizer(bytes)
+    }
+
+    /// A reader of the same text from `position` on, inside the containers
+    /// `frames` describes (``array(splitAt:first:second:joined:)``).
+    init(_ bytes: UnsafeRawBufferPointer, from position: Int, inside frames: [Frame]) {
+        tokens = JSONTokenizer(bytes, from: position)
+        for frame in frames {
+            (self.frames + depth).initialize(to: frame)
+            depth += 1
+        }
     }
 
     deinit {
@@ -154,7 +164,7 @@ package struct JSONReader: ~Copyable {
 
     /// Consumes the opening bracket (the caller has seen it with ``next()``).
     @inline(__always)
-    private mutating func enter(index: Int) throws(JSONReadError) {
+    mutating func enter(index: Int) throws(JSONReadError) {
         guard depth < Self.maxDepth else { throw tokens.fault("nested deeper than \(Self.maxDepth) levels", kind: .rule) }
         _ = tokens.peek()
         tokens.skipByte()
@@ -204,7 +214,10 @@ package struct JSONReader: ~Copyable {
     }
 
     /// The JSON path of the value being read; long ones keep their ends.
-    package var path: String {
+    package var path: String { path(depth: depth) }
+
+    /// The path of the value the first `depth` frames lead to.
+    func path(depth: Int) -> String {
         var segments: [String] = []
         for frame in UnsafeBufferPointer(start: frames, count: depth) {
             if frame.index >= 0 {
