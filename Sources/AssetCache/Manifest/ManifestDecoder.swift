@@ -25,7 +25,8 @@ extension Manifest {
     }
 
     /// Below 128 KiB, or on one core, a second thread would cost more than it saves.
-    static func decode(
+    /// Package-wide so that the fuzz target holds both paths to the same outcome.
+    package static func decode(
         _ data: Data, onTwoThreads: Bool, eachNewURL: (@Sendable (AssetURL) -> Void)? = nil
     ) throws(ManifestError) -> Manifest {
         guard data.count <= maxSize else {

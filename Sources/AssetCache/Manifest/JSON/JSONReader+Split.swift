@@ -41,38 +41,33 @@ extension JSONReader {
         second: @escaping @Sendable (inout JSONReader) throws(JSONReadError) -> Item,
         joined: ([Item], Int) -> Void
     ) throws(JSONReadError) {
-        try enter(index: 0)
-        let level = depth
+        // The array's frame is the next one: the second reader is placed inside it.
+        let outer = Array(UnsafeBufferPointer(start: frames, count: depth))
         var pending: SecondPart<Item>? = SecondPart(
             text: UnsafeRawBufferPointer(start: tokens.base, count: tokens.count), from: split,
-            inside: Array(UnsafeBufferPointer(start: frames, count: depth)), prefix: path(depth: depth - 1), read: second)
+            inside: outer + [Frame(index: 0, key: nil)], prefix: path, read: second)
         defer { pending?.wait() }
-        if !tokens.consume(UInt8(ascii: "]")) {
-            while true {
-                if let part = pending, tokens.peek() != nil, tokens.position >= split {
-                    pending = nil
-                    if tokens.position == split {
-                        let start = frames[level - 1].index
-                        let (items, end, mismatch) = try part.result(index: start, lines: tokens.place)
-                        joined(items, start)
-                        if self.mismatch == nil, let mismatch { self.mismatch = mismatch }
-                        frames[level - 1].index += items.count - 1
-                        tokens.goOn(from: end)
-                        guard tokens.consume(UInt8(ascii: "]")) else { preconditionFailure("the second part ends at ']'") }
-                        break
-                    }
+        try array { json throws(JSONReadError) in
+            if let part = pending, json.tokens.peek() != nil, json.tokens.position >= split {
+                pending = nil
+                guard json.tokens.position == split else {
+                    // A wrong guess: what the other thread read is thrown away.
                     part.wait()
+                    return try first(&json)
                 }
-                try first(&self)
-                if tokens.consume(UInt8(ascii: ",")) {
-                    frames[level - 1].index += 1
-                    continue
-                }
-                if tokens.consume(UInt8(ascii: "]")) { break }
-                throw tokens.fault("expected ',' or ']' after an array element")
+                // Arrived: the second part is read as if it were this one element,
+                // and the array's `]` comes next.
+                let level = json.depth
+                let start = json.frames[level - 1].index
+                let (items, end, mismatch) = try part.result(index: start)
+                joined(items, start)
+                if json.mismatch == nil, let mismatch { json.mismatch = mismatch }
+                json.frames[level - 1].index += items.count - 1
+                json.tokens.goOn(from: end)
+                return
             }
+            try first(&json)
         }
-        depth -= 1
     }
 }
 
@@ -95,9 +90,7 @@ private final class SecondPart<Item: Sendable>: @unchecked Sendable {
         self.prefix = prefix
         self.text = text
         self.split = split
-        self.frames = frames.enumerated().map { index, frame in
-            index == frames.count - 1 ? JSONReader.Frame(index: 0, key: nil) : frame
-        }
+        self.frames = frames
         self.element = element
         DetachedThread.start(name: "manifest reader") { [self] in read() }
     }
@@ -134,9 +127,8 @@ private final class SecondPart<Item: Sendable>: @unchecked Sendable {
         done.signal()
     }
 
-    /// What the second reader read, its paths counted from element `index` of
-    /// the array and its lines from `lines`, where the first reader is now.
-    func result(index: Int, lines: JSONTokenizer.Place) throws(JSONReadError) -> ([Item], JSONTokenizer.Place, JSONReadError?) {
+    /// What the second reader read, its paths counted from element `index` of the array.
+    func result(index: Int) throws(JSONReadError) -> ([Item], JSONTokenizer.Place, JSONReadError?) {
         wait()
         switch outcome.withLock({ $0 })! {
         case .success(let (items, end, mismatch)):

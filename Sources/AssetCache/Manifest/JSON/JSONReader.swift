@@ -164,7 +164,7 @@ package struct JSONReader: ~Copyable {
 
     /// Consumes the opening bracket (the caller has seen it with ``next()``).
     @inline(__always)
-    mutating func enter(index: Int) throws(JSONReadError) {
+    private mutating func enter(index: Int) throws(JSONReadError) {
         guard depth < Self.maxDepth else { throw tokens.fault("nested deeper than \(Self.maxDepth) levels", kind: .rule) }
         _ = tokens.peek()
         tokens.skipByte()
