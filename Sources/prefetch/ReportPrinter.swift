@@ -35,11 +35,13 @@ struct ReportPrinter {
     /// `--verbose`): status, id, reason, the failing URL and what went wrong.
     /// Handed to `write` in pieces of about 64 KiB.
     func writeText(_ report: PrefetchReport, to write: (String) -> Void) {
-        let shown = report.messages.lazy.filter { options.verbose || $0.verdict.status == .discarded }
-        let idWidth = min(32, shown.map { TerminalText.safe($0.id).count }.max() ?? 0)
+        // By index: filtering the messages copied every one (its strings and arrays retained).
+        let messages = report.messages
+        let shown = messages.indices.filter { options.verbose || messages[$0].verdict.status == .discarded }
+        let idWidth = min(32, shown.map { TerminalText.safe(messages[$0].id).count }.max() ?? 0)
         var text = summary(report) + "\n"
-        for message in shown {
-            text += line(for: message, id: TerminalText.safe(message.id), idWidth: idWidth) + "\n"
+        for index in shown {
+            text += line(for: messages[index], id: TerminalText.safe(messages[index].id), idWidth: idWidth) + "\n"
             if text.utf8.count >= 64 * 1024 {
                 write(text)
                 text = ""

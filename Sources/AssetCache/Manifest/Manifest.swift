@@ -57,14 +57,20 @@ public enum MessageType: Sendable, Hashable {
     /// A type this device does not know yet; the message is discarded, the rest proceed.
     case unsupported(String)
 
+    /// Any case is accepted; the usual spelling, upper case, is matched before
+    /// anything is uppercased (a copy per message).
     init(_ raw: String) {
-        switch raw.uppercased() {
-        case "SLIDEUP": self = .slideup
-        case "MODAL": self = .modal
-        case "FULL": self = .full
-        case "HTML_FULL": self = .htmlFull
-        case "HTML": self = .html
-        default: self = .unsupported(raw)
+        self = Self.named(raw) ?? Self.named(raw.uppercased()) ?? .unsupported(raw)
+    }
+
+    private static func named(_ name: String) -> MessageType? {
+        switch name {
+        case "SLIDEUP": .slideup
+        case "MODAL": .modal
+        case "FULL": .full
+        case "HTML_FULL": .htmlFull
+        case "HTML": .html
+        default: nil
         }
     }
 }

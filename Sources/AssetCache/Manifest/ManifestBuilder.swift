@@ -141,7 +141,7 @@ struct ManifestBuilder: Sendable {
 
     func enumValue<T: RawRepresentable<String>>(_ raw: String?, default value: T, path: @autoclosure () -> String) throws(ManifestError) -> T {
         guard let raw else { return value }
-        guard let parsed = T(rawValue: raw.uppercased()) else {
+        guard let parsed = T(rawValue: raw) ?? T(rawValue: raw.uppercased()) else {
             throw ManifestError(path: path(), "unknown value '\(raw)'")
         }
         return parsed

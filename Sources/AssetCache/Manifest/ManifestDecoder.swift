@@ -67,8 +67,11 @@ extension Manifest {
         let size = data.count
         DetachedThread.start(name: "manifest model") {
             var builder = ManifestBuilder(bytes: size, eachNewURL: eachNewURL)
-            while let batch = handoff.next() {
-                for (trigger, index) in batch { builder.add(trigger, index: index) }
+            while var batch = handoff.next() {
+                // Taken out: iterating the batch copied each trigger.
+                for slot in batch.indices {
+                    if let trigger = batch[slot].trigger.take() { builder.add(trigger, index: batch[slot].index) }
+                }
             }
             built.withLock { $0 = builder }
             done.signal()

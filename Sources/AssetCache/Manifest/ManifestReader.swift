@@ -35,8 +35,10 @@ enum ManifestReader {
                 let remaining = json.tokens.count - json.tokens.position
                 if inTwoHalves, let half = json.elementStart(near: json.tokens.position + remaining / 2) {
                     try json.array(splitAt: half, first: first, second: { json throws(JSONReadError) in try trigger(&json) }) { raws, start in
-                        for (offset, raw) in raws.enumerated() {
-                            if let raw { each(raw, start + offset) }
+                        // Taken out, not copied out: each is handed on once.
+                        var raws = raws
+                        for offset in raws.indices {
+                            if let raw = raws[offset].take() { each(raw, start + offset) }
                         }
                         index = start + raws.count
                     }
@@ -87,7 +89,11 @@ enum ManifestReader {
         if before != nil || identity != nil || body != nil {
             json.mismatch = before ?? identity ?? (inapp ? body : nil)
         }
-        return inapp ? raw : RawTrigger(id: raw.id, type: raw.type)
+        guard inapp else { return RawTrigger(id: raw.id, type: raw.type) }
+        // Swapped out: the closure above shares `raw`, and returning it copied every field.
+        var read = RawTrigger()
+        swap(&read, &raw)
+        return read
     }
 
     /// `data` null or absent is an empty object.

@@ -7,7 +7,8 @@ import Synchronization
 /// is read. At most `depth` batches wait, so memory stays bounded however large
 /// the manifest. One sender, one receiver.
 final class TriggerHandoff: Sendable {
-    typealias Batch = [(trigger: RawTrigger, index: Int)]
+    /// Optional so that the builder can take each trigger out instead of copying it.
+    typealias Batch = [(trigger: RawTrigger?, index: Int)]
 
     private let waiting = Mutex<(batches: [Batch], closed: Bool)>(([], false))
     private let available = DispatchSemaphore(value: 0)

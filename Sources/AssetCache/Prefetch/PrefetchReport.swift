@@ -28,23 +28,31 @@ public struct PrefetchReport: Sendable, Encodable {
         position.reserveCapacity(assets.count)
         for index in assets.indices { position[assets[index].url] = index }
         // Ten thousand messages may share a few hundred URLs: each URL's state is
-        // made once, and each message looks its URLs up once. A ready message had
-        // every one of its URLs looked up, so the latest of them is its readyMs.
+        // made once, and each message looks its URLs up once.
         let states = assets.map(\.state)
-        // By index: mapping the actions copied each one (a dozen references retained, then released).
-        let actions = manifest.actions
-        messages = actions.indices.map { index in
-            var latest = 0
-            let verdict = Readiness.verdict(for: actions[index], at: now) { url in
-                guard let slot = position[url] else { return nil }
-                latest = max(latest, assets[slot].finishedMs)
-                return states[slot]
+        // By index into the buffer: mapping the actions, or subscripting the array,
+        // copied each one (a dozen references retained, then released).
+        messages = manifest.actions.withUnsafeBufferPointer { actions in
+            actions.indices.map { index in
+                Self.judge(actions[index], at: now) { url in position[url].map { (states[$0], assets[$0].finishedMs) } }
             }
-            return MessageReport(id: actions[index].id, verdict: verdict, readyMs: verdict.status == .ready ? latest : nil)
         }
         self.assets = assets
         self.cacheDirectory = cacheDirectory
         self.durationMs = durationMs
+    }
+
+    /// A ready message had every one of its URLs looked up, so the latest of them is its readyMs.
+    private static func judge(
+        _ action: borrowing TriggeredAction, at now: Double, asset: (AssetURL) -> (state: AssetState, finishedMs: Int)?
+    ) -> MessageReport {
+        var latest = 0
+        let verdict = Readiness.verdict(for: action, at: now) { url in
+            guard let found = asset(url) else { return nil }
+            latest = max(latest, found.finishedMs)
+            return found.state
+        }
+        return MessageReport(id: action.id, verdict: verdict, readyMs: verdict.status == .ready ? latest : nil)
     }
 
     /// The same from records looked up by URL; URLs of `plan.fetch` without one are left out.

@@ -5,7 +5,7 @@ public enum Readiness {
     /// The checks, in the order docs/report.md gives: unsupported type, expired,
     /// structurally unshowable, deferred, asset failures, ready.
     public static func verdict(
-        for action: TriggeredAction,
+        for action: borrowing TriggeredAction,
         at now: Double,
         asset state: (AssetURL) -> AssetState?
     ) -> MessageVerdict {
