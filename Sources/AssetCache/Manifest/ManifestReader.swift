@@ -58,7 +58,9 @@ enum ManifestReader {
     /// may come last, so the body's first mismatch waits for it.
     private static func trigger(_ json: inout JSONReader) throws(JSONReadError) -> RawTrigger? {
         guard try json.expectObject() else { return nil }
-        // Mismatches are rare: the bookkeeping below only runs when there is one.
+        // Mismatches are rare: the bookkeeping below only runs when there is one
+        // (asking the optionals themselves copied them, three times a trigger).
+        var mismatched = json.mismatched
         let before = json.takeMismatch()
         var identity: JSONReadError?
         var body: JSONReadError?
@@ -79,6 +81,7 @@ enum ManifestReader {
             case nil: try json.skip()
             }
             guard json.mismatched else { return }
+            mismatched = true
             if key == .type || key == .id {
                 if identity == nil { identity = json.takeMismatch() }
             } else {
@@ -86,7 +89,7 @@ enum ManifestReader {
             }
         }
         let inapp = raw.type == "inapp"
-        if before != nil || identity != nil || body != nil {
+        if mismatched {
             json.mismatch = before ?? identity ?? (inapp ? body : nil)
         }
         guard inapp else { return RawTrigger(id: raw.id, type: raw.type) }

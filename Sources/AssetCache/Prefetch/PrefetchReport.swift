@@ -30,11 +30,13 @@ public struct PrefetchReport: Sendable, Encodable {
         // Ten thousand messages may share a few hundred URLs: each URL's state is
         // made once, and each message looks its URLs up once.
         let states = assets.map(\.state)
-        // By index into the buffer: mapping the actions, or subscripting the array,
-        // copied each one (a dozen references retained, then released).
+        // Through a pointer: mapping the actions, or subscripting the array or its
+        // buffer, copied each one (a dozen references retained, then released).
         messages = manifest.actions.withUnsafeBufferPointer { actions in
             actions.indices.map { index in
-                Self.judge(actions[index], at: now) { url in position[url].map { (states[$0], assets[$0].finishedMs) } }
+                Self.judge((actions.baseAddress! + index).pointee, at: now) { url in
+                    position[url].map { (states[$0], assets[$0].finishedMs) }
+                }
             }
         }
         self.assets = assets
