@@ -11,7 +11,13 @@ extension JSONTokenizer {
         var escaped = false
         var invalidUTF8 = false
         while true {
-            while count &- index >= 8, Self.plain(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)) {
+            while count &- index >= 8 {
+                let special = Self.special(UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)))
+                if special != 0 {
+                    // Straight to the first byte that ends the run (the lowest flag is exact).
+                    index &+= special.trailingZeroBitCount &>> 3
+                    break
+                }
                 index &+= 8
             }
             while index < count, Self.plain(base[index]) { index &+= 1 }
@@ -44,17 +50,18 @@ extension JSONTokenizer {
         byte >= 0x20 && byte < 0x80 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\")
     }
 
-    /// Whether none of eight bytes ends a plain run: no quote, backslash, control
-    /// character or non-ASCII byte (the bit tricks of "Bit Twiddling Hacks": a
-    /// byte of `word ^ pattern` is zero where `word` has `pattern`'s byte).
+    /// The high bit of each of eight bytes (the first in the lowest) that ends a
+    /// plain run: a quote, backslash, control character or non-ASCII byte (the
+    /// bit tricks of "Bit Twiddling Hacks": a byte of `word ^ pattern` is zero
+    /// where `word` has `pattern`'s byte). A borrow can flag a byte above a
+    /// flagged one, never below it: the lowest flag is always a real one.
     @inline(__always)
-    static func plain(_ word: UInt64) -> Bool {
+    static func special(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         func zeroByte(_ value: UInt64) -> UInt64 { (value &- ones) & ~value & highs }
         let control = (word &- ones &* 0x20) & ~word & highs
-        let special = word & highs | control | zeroByte(word ^ (ones &* 0x22)) | zeroByte(word ^ (ones &* 0x5C))
-        return special == 0
+        return word & highs | control | zeroByte(word ^ (ones &* 0x22)) | zeroByte(word ^ (ones &* 0x5C))
     }
 
     /// The length of the well-formed UTF-8 sequence at the current byte, or nil.
