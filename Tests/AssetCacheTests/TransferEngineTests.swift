@@ -102,6 +102,9 @@ import Glibc
         let listener = try SilentListener()
         var limits = TransferLimits()
         limits.concurrency = 1
+        // As above: only the shutdown may end the first request, however late it comes.
+        limits.stallTimeout = 0
+        limits.maxTime = 0
         let engine = try TransferEngine(limits: limits)
         let base = "http://127.0.0.1:\(listener.port)"
         let path = dir.path
