@@ -26,12 +26,6 @@ public final class CacheLookahead: Sendable {
     func copies(of urls: [AssetURL]) -> [CachedCopy?] {
         queue.sync {}
         let known = found.withLock { $0 }
-        let missing = urls.filter { known[$0] == nil }
-        let late = missing.isEmpty ? [:] : Dictionary(
-            zip(missing, CachedCopy.all(store: store, urls: missing)), uniquingKeysWith: { first, _ in first })
-        return urls.map { url in
-            if let copy = known[url] { return copy }
-            return late[url] ?? nil
-        }
+        return urls.map { url in known[url] ?? CachedCopy(store: store, url: url) }
     }
 }

@@ -30,14 +30,8 @@ public struct PrefetchReport: Sendable, Encodable {
         // Ten thousand messages may share a few hundred URLs: each URL's state is
         // made once, and each message looks its URLs up once.
         let states = assets.map(\.state)
-        // Through a pointer: mapping the actions, or subscripting the array or its
-        // buffer, copied each one (a dozen references retained, then released).
-        messages = manifest.actions.withUnsafeBufferPointer { actions in
-            actions.indices.map { index in
-                Self.judge((actions.baseAddress! + index).pointee, at: now) { url in
-                    position[url].map { (states[$0], assets[$0].finishedMs) }
-                }
-            }
+        messages = manifest.actions.map { action in
+            Self.judge(action, at: now) { url in position[url].map { (states[$0], assets[$0].finishedMs) } }
         }
         self.assets = assets
         self.cacheDirectory = cacheDirectory
