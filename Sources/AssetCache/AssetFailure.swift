@@ -7,6 +7,8 @@ public enum AssetErrorKind: String, Sendable, Codable, CaseIterable {
     case tooLarge = "too_large"
     case redirects
     case unsupportedScheme = "unsupported_scheme"
+    /// An https URL redirected to http (or another scheme): never followed.
+    case insecureRedirect = "insecure_redirect"
     case offlineMiss = "offline_miss"
     case storage
     case invalidImage = "invalid_image"

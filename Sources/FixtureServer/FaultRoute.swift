@@ -23,13 +23,18 @@ struct FaultRoute: Equatable {
     var rate: Int?
     var problems: [String] = []
 
-    init(query: String?) {
+    /// `only=SUFFIX` keeps the faults to paths ending in SUFFIX: a manifest and
+    /// its signature share one query (`m.json?q` and `m.json.sig?q`), so
+    /// `only=.sig` makes the signature alone misbehave.
+    init(query: String?, path: String = "") {
+        var only: String?
         for pair in (query ?? "").split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let name = String(parts[0]).percentDecoded(plusAsSpace: true)
             let value = parts.count > 1 ? String(parts[1]).percentDecoded(plusAsSpace: true) : ""
-            apply(name: name, value: value)
+            if name == "only" { only = value } else { apply(name: name, value: value) }
         }
+        if let only, !path.hasSuffix(only) { self = FaultRoute(query: nil) }
     }
 
     private mutating func apply(name: String, value: String) {

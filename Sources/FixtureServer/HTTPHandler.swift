@@ -47,7 +47,7 @@ final class HTTPHandler: ChannelInboundHandler {
     }
 
     private func begin(_ exchange: Exchange, context: ChannelHandlerContext) {
-        let route = FaultRoute(query: exchange.request.query)
+        let route = FaultRoute(query: exchange.request.query, path: exchange.request.path)
         // Counted on arrival, so a delayed attempt still counts in order.
         let failing =
             route.failFirst > 0 && log.attempt(target: exchange.request.target) <= route.failFirst

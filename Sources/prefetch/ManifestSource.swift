@@ -19,10 +19,11 @@ struct ManifestSource {
     }
 
     /// With `trustedKeys`, the manifest's signature (MANIFEST.sig) is checked
-    /// against its bytes before anything is read from them.
+    /// against its bytes before anything is read from them. The bytes come back
+    /// too, for the checks that need the cache (``TrustedKeyOptions/judge``).
     func loadLocal(
         trustedKeys: TrustedKeys? = nil, eachNewURL: (@Sendable (AssetURL) -> Void)? = nil
-    ) throws(CommandFailure) -> Manifest {
+    ) throws(CommandFailure) -> (manifest: Manifest, bytes: Data) {
         if trustedKeys != nil, argument == "-" {
             throw CommandFailure(
                 message: "a manifest on stdin cannot be checked against --trusted-key: no signature lies beside it; save it to a file with its .sig next to it, or pass its URL",
@@ -45,14 +46,15 @@ struct ManifestSource {
             }
         }
         do {
-            return try Manifest.decode(data, eachNewURL: eachNewURL)
+            return (try Manifest.decode(data, eachNewURL: eachNewURL), data)
         } catch {
             throw CommandFailure(message: "\(argument): \(error); correct it there and run again", status: ExitStatus.usage)
         }
     }
 
     func fetch(
-        into store: CacheStore, limits: TransferLimits, headers: [HeaderArgument], trustedKeys: TrustedKeys?, logger: Logger
+        into store: CacheStore, limits: TransferLimits, headers: [HeaderArgument], trust: TrustedKeyOptions,
+        trustedKeys: TrustedKeys?, logger: Logger
     ) async throws(CommandFailure) -> Manifest {
         if !headers.isEmpty {
             let names = headers.map(\.name).joined(separator: ", ")
@@ -60,17 +62,19 @@ struct ManifestSource {
         }
         do {
             return try await RemoteManifest.fetch(
-                argument, store: store, limits: limits, headers: headers.map(\.line), trustedKeys: trustedKeys, logger: logger)
+                argument, store: store, limits: limits, headers: headers.map(\.line), trustedKeys: trustedKeys,
+                channels: trust.audiences, logger: logger)
         } catch {
             let status = switch error {
             case .unavailable, .signatureUnavailable: ExitStatus.manifestUnavailable
-            case .invalid, .refused: ExitStatus.usage
+            case .invalid, .refused, .untrusted: ExitStatus.usage
             case .storage: ExitStatus.storage
             }
             let advice = switch error {
             case .unavailable: "; check the URL and the network (the cache was not changed)"
             case .signatureUnavailable: "; publish the signature beside the manifest, or check the network (the cache was not changed)"
             case .refused(let refusal): throw Self.refusal(argument, refusal)
+            case .untrusted(let refusal): throw Self.refusal(argument, refusal)
             case .invalid: "; correct it on the server and run again"
             case .storage: "; free some disk space or fix the cache directory's permissions, then run again"
             }
@@ -99,8 +103,9 @@ struct ManifestSource {
         return data
     }
 
-    /// A manifest whose signature does not vouch for it: exit 2, the cause named.
-    private static func refusal(_ argument: String, _ error: ManifestSignatureError) -> CommandFailure {
+    /// A manifest whose signature does not vouch for it, or that is not the
+    /// newest or not for this device: exit 2, the cause named.
+    static func refusal(_ argument: String, _ error: some Error) -> CommandFailure {
         CommandFailure(message: "\(argument): manifest refused: \(error) (the cache was not changed)", status: ExitStatus.usage)
     }
 }

@@ -25,9 +25,14 @@ struct Plan: AsyncParsableCommand {
             // read; a refused cache is still reported after a refused manifest.
             let opened = Result { () throws(CommandFailure) in try common.openReader() }
             let lookahead = (try? opened.get())?.map(CacheLookahead.init)
-            let manifest = try source.loadLocal(trustedKeys: trust.load(), eachNewURL: lookahead?.lookUp)
+            let trustedKeys = try trust.load()
+            var (manifest, bytes) = try source.loadLocal(trustedKeys: trustedKeys, eachNewURL: lookahead?.lookUp)
             for warning in manifest.warnings { common.logger.warning("\(warning)") }
             let store = try opened.get()
+            if trustedKeys != nil {
+                try trust.judge(&manifest, bytes: bytes, argument: source.argument, store: store, keeping: false, logger: common.logger)
+            }
+            trust.apply(to: &manifest)
             let report = Planner.plan(manifest, store: store, cacheDirectory: common.cacheDirectory, lookahead: lookahead)
             ReportPrinter(options: output, quiet: common.quiet).print(report)
             KeptUntilExit.keep((manifest, report))

@@ -123,10 +123,15 @@ struct Run: AsyncParsableCommand {
             let source = ManifestSource(argument: manifest)
             let trustedKeys = try trust.load()
             try checkCACertificates()
-            // A local manifest is checked before the cache is touched; a remote one
-            // needs the cache's tmp/ to land in.
-            var manifest = source.isRemote ? nil : try source.loadLocal(trustedKeys: trustedKeys)
+            // A local manifest's signature is checked before the cache is touched; a
+            // remote one needs the cache's tmp/ to land in. Both are then judged
+            // against what the cache accepted before, under its lock.
+            let local = source.isRemote ? nil : try source.loadLocal(trustedKeys: trustedKeys)
             let store = try common.openWriter(wait: wait)
+            var manifest = local?.manifest
+            if let local, trustedKeys != nil {
+                try trust.judge(&manifest!, bytes: local.bytes, argument: source.argument, store: store, keeping: true, logger: common.logger)
+            }
             var options = PrefetchOptions()
             options.transfer.concurrency = concurrency
             options.transfer.perHost = perHost
@@ -146,8 +151,10 @@ struct Run: AsyncParsableCommand {
             options.progress = progress?.callback
             if manifest == nil {
                 manifest = try await source.fetch(
-                    into: store, limits: options.transfer, headers: headers, trustedKeys: trustedKeys, logger: common.logger)
+                    into: store, limits: options.transfer, headers: headers, trust: trust, trustedKeys: trustedKeys,
+                    logger: common.logger)
             }
+            trust.apply(to: &manifest!)
             let prefetcher = Prefetcher(store: store, options: options)
             let interruption = RunInterruption(stopping: prefetcher, maxRunTime: maxRunTime > 0 ? maxRunTime : nil)
             let report = try await prefetcher.run(manifest!)

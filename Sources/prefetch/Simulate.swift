@@ -52,7 +52,7 @@ struct Simulate: ParsableCommand {
             guard !source.isRemote else {
                 throw CommandFailure(message: "simulate reads a local manifest; fetch it with 'prefetch run' first", status: ExitStatus.usage)
             }
-            let manifest = try source.loadLocal()
+            let manifest = try source.loadLocal().manifest
             let triggers = try compile(manifest)
             let timeline = try loadEvents()
             // With no cache yet every asset is missing, as on a device that never prefetched.

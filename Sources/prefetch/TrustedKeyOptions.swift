@@ -8,9 +8,13 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import Logging
 
 /// `--trusted-key`, for every command that reads a manifest: with one, a
-/// manifest is read only when a signature by one of the keys vouches for it.
+/// manifest is read only when a signature by one of the keys vouches for it,
+/// and only while it is the newest for this device and not expired
+/// (docs/publishing.md). `--require-integrity` goes with them: what the
+/// manifest does not pin, whoever serves the assets chooses.
 struct TrustedKeyOptions: ParsableArguments {
     @Option(
         name: .customLong("trusted-key"),
@@ -18,6 +22,52 @@ struct TrustedKeyOptions: ParsableArguments {
             "Accept only manifests signed by this signify public key (signify -V -p): MANIFEST.sig beside a file, URL.sig for a URL; repeatable, for key rotation.",
             valueName: "file"))
     var paths: [String] = []
+
+    @Option(
+        name: .customLong("audience"),
+        help: ArgumentHelp(
+            "A channel this device belongs to: a signed manifest's \"audience\" must be this or the manifest's URL; repeatable.",
+            valueName: "name"))
+    var audiences: [String] = []
+
+    @Flag(help: "Discard (integrity_missing) every message with an asset that the manifest's integrity does not pin.")
+    var requireIntegrity = false
+
+    func validate() throws {
+        if !audiences.isEmpty, paths.isEmpty {
+            throw ValidationError("--audience is checked only in signed manifests: give --trusted-key too")
+        }
+        if audiences.contains(where: \.isEmpty) { throw ValidationError("--audience must not be empty") }
+    }
+
+    /// A local manifest's version, expiry and audience, against what this cache
+    /// accepted before (a reader's cache, or none, for `plan`). With `keeping`,
+    /// a writer's, what it accepts now is stored before anything else happens.
+    func judge(
+        _ manifest: inout Manifest, bytes: Data, argument: String, store: CacheStore?, keeping: Bool, logger: Logger
+    ) throws(CommandFailure) {
+        let trust = ManifestTrust(store: store, url: nil, channels: audiences, logger: logger)
+        let acceptance: ManifestTrust.Acceptance
+        do {
+            acceptance = try trust.judge(manifest, bytes: bytes, store: store)
+        } catch {
+            throw ManifestSource.refusal(argument, error)
+        }
+        if keeping, let store {
+            do {
+                try trust.keep(acceptance, in: store, manifest: &manifest)
+            } catch {
+                throw CommandFailure(error)
+            }
+        } else if acceptance.expired {
+            manifest.holdBack(.manifestExpired, detail: ManifestTrust.expiryDetail(acceptance.expires))
+        }
+    }
+
+    /// What every command does with a manifest it read: `--require-integrity`.
+    func apply(to manifest: inout Manifest) {
+        if requireIntegrity { manifest.holdBackUnpinned() }
+    }
 
     /// The keys, read and checked before anything else happens; nil without any.
     func load() throws(CommandFailure) -> TrustedKeys? {

@@ -41,7 +41,7 @@ import Testing
         let result = bytes.withUnsafeBytes { bytes in
             Result { () throws(JSONReadError) in try ManifestReader.read(bytes) { trigger, _ in triggers.append(trigger) } }
         }
-        return RawManifest(triggers: triggers, integrity: try result.get())
+        return RawManifest(triggers: triggers, integrity: try result.get().integrity)
     }
 
     @Test(arguments: agreeing)

@@ -23,6 +23,14 @@ import Testing
         }
     }
 
+    @Test func onlyKeepsTheFaultsToPathsWithTheSuffix() async throws {
+        try await Fixture.with { fixture in
+            #expect(try await fetch(fixture.port, "/a.txt?status=418&only=.sig").status == 200)
+            #expect(try await fetch(fixture.port, "/a.txt.sig?status=418&only=.sig").status == 418)
+            #expect(try await fetch(fixture.port, "/a.txt?status=418&only=.txt").status == 418)
+        }
+    }
+
     @Test func delayHoldsTheResponseHead() async throws {
         try await Fixture.with { fixture in
             let start = ContinuousClock.now

@@ -17,6 +17,9 @@ public struct AssetURL: Sendable, Hashable, Comparable, CustomStringConvertible 
         }
     }
 
+    /// Fetched over TLS; it must stay so through every redirect.
+    public var isHTTPS: Bool { string.hasPrefix("https://") }
+
     /// `cache=false` in the query marks an asset that must never be prefetched.
     /// Found once here: readiness asks it of every message.
     public let forbidsCaching: Bool

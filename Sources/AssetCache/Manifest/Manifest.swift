@@ -7,11 +7,38 @@ public struct Manifest: Sendable {
     public var integrity: [AssetURL: [UInt8]]
     /// Things that were skipped rather than refused, for the log.
     public var warnings: [String]
+    /// `version`, `expires`, `signed_at` and `audience`, as the document gives them.
+    public var freshness: ManifestFreshness
 
-    public init(actions: [TriggeredAction], integrity: [AssetURL: [UInt8]] = [:], warnings: [String] = []) {
+    public init(
+        actions: [TriggeredAction], integrity: [AssetURL: [UInt8]] = [:], warnings: [String] = [],
+        freshness: ManifestFreshness = ManifestFreshness()
+    ) {
         self.actions = actions
         self.integrity = integrity
         self.warnings = warnings
+        self.freshness = freshness
+    }
+
+    /// Holds every message back: none is ready, and none of their assets is
+    /// fetched (a manifest past its `expires`).
+    public mutating func holdBack(_ reason: DiscardReason, detail: String) {
+        for index in actions.indices { actions[index].heldBack = .discarded(reason, detail: detail) }
+    }
+
+    /// `--require-integrity`: a message with an asset that has no `integrity`
+    /// pin is held back, so that whoever serves the assets cannot choose their bytes.
+    public mutating func holdBackUnpinned() {
+        for index in actions.indices where actions[index].heldBack == nil {
+            var unpinned: AssetURL?
+            actions[index].message.forEachAsset { url, _ in
+                if unpinned == nil, integrity[url] == nil { unpinned = url }
+            }
+            if let unpinned {
+                actions[index].heldBack = .discarded(
+                    .integrityMissing, detail: "\(unpinned) has no pin in the manifest's integrity", url: unpinned)
+            }
+        }
     }
 }
 
@@ -35,6 +62,9 @@ public struct TriggeredAction: Sendable, Identifiable {
     /// Position in the document's `triggers`, which differs from the position in
     /// ``Manifest/actions`` once other action types are skipped: error paths need it.
     package var manifestIndex: Int = 0
+    /// Why the device will not show it, whatever the cache holds, decided
+    /// before anything is fetched (`manifest_expired`, `integrity_missing`).
+    public var heldBack: MessageVerdict?
 
     public func isExpired(at now: Double) -> Bool {
         if let endTime { return endTime < now }

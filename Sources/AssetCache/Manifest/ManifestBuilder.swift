@@ -40,10 +40,10 @@ struct ManifestBuilder: Sendable {
         }
     }
 
-    mutating func finish(integrity raw: [String: String]?) throws(ManifestError) -> Manifest {
+    mutating func finish(_ fields: RawManifestFields) throws(ManifestError) -> Manifest {
         if let failure { throw failure }
         var integrity: [AssetURL: [UInt8]] = [:]
-        for (url, value) in raw ?? [:] {
+        for (url, value) in fields.integrity ?? [:] {
             let path = JSONPath.appending(key: url, to: "integrity")
             integrity[try assetURL(url, path: path)] = try digest(value, path: path)
         }
@@ -54,7 +54,7 @@ struct ManifestBuilder: Sendable {
                 }
             }
         }
-        return Manifest(actions: actions, integrity: integrity, warnings: warnings)
+        return Manifest(actions: actions, integrity: integrity, warnings: warnings, freshness: try freshness(fields))
     }
 
     /// Paths are spelled only for an error: building one per field was most of

@@ -34,19 +34,19 @@ extension Manifest {
         }
         let (read, builder) = onTwoThreads
             ? readAndBuildOnTwoThreads(data, eachNewURL: eachNewURL) : readAndBuild(data, eachNewURL: eachNewURL)
-        let integrity: [String: String]?
+        let fields: RawManifestFields
         do {
-            integrity = try read.get()
+            fields = try read.get()
         } catch {
             throw ManifestError(path: error.path ?? "", error.message(line: true))
         }
         var finished = builder
-        return try finished.finish(integrity: integrity)
+        return try finished.finish(fields)
     }
 
     private static func readAndBuild(
         _ data: Data, eachNewURL: (@Sendable (AssetURL) -> Void)?
-    ) -> (Result<[String: String]?, JSONReadError>, ManifestBuilder) {
+    ) -> (Result<RawManifestFields, JSONReadError>, ManifestBuilder) {
         var builder = ManifestBuilder(bytes: data.count, eachNewURL: eachNewURL)
         let read = data.withUnsafeBytes { bytes in
             Result { () throws(JSONReadError) in
@@ -60,7 +60,7 @@ extension Manifest {
     /// triggers (``TriggerHandoff``), in the order they were read.
     private static func readAndBuildOnTwoThreads(
         _ data: Data, eachNewURL: (@Sendable (AssetURL) -> Void)?
-    ) -> (Result<[String: String]?, JSONReadError>, ManifestBuilder) {
+    ) -> (Result<RawManifestFields, JSONReadError>, ManifestBuilder) {
         let handoff = TriggerHandoff()
         let built = Mutex<ManifestBuilder?>(nil)
         let done = DispatchSemaphore(value: 0)

@@ -5,23 +5,24 @@
 /// document before (`expected a string`, `is required`), at the same JSON path.
 enum ManifestReader {
     /// Calls `each` with every trigger and its index in `triggers`, and returns
-    /// `integrity`. What `each` is given after a mismatch does not matter: the
-    /// mismatch is thrown at the end.
+    /// the document's other keys (`integrity`, the signed freshness fields). What
+    /// `each` is given after a mismatch does not matter: the mismatch is thrown
+    /// at the end.
     /// With `inTwoHalves`, the second half of `triggers` is read on a thread of
     /// its own (``JSONReader/array(splitAt:first:second:joined:)``); `each` is
     /// still called here, in order.
     static func read(
         _ bytes: UnsafeRawBufferPointer, inTwoHalves: Bool = false, each: (consuming RawTrigger, Int) -> Void
-    ) throws(JSONReadError) -> [String: String]? {
+    ) throws(JSONReadError) -> RawManifestFields {
         try JSONReader.read(bytes, name: "manifest") { json throws(JSONReadError) in try manifest(&json, inTwoHalves, each) }
     }
 
     private static func manifest(
         _ json: inout JSONReader, _ inTwoHalves: Bool, _ each: (consuming RawTrigger, Int) -> Void
-    ) throws(JSONReadError) -> [String: String]? {
+    ) throws(JSONReadError) -> RawManifestFields {
         var hasTriggers = false
-        var integrity: [String: String]?
-        guard try json.expectObject() else { return nil }
+        var fields = RawManifestFields()
+        guard try json.expectObject() else { return fields }
         try json.object(ManifestKey.self) { json, key throws(JSONReadError) in
             switch key {
             case .triggers?:
@@ -45,12 +46,16 @@ enum ManifestReader {
                 } else {
                     try json.array(first)
                 }
-            case .integrity?: integrity = try stringMap(&json)
+            case .integrity?: fields.integrity = try stringMap(&json)
+            case .version?: fields.version = try json.optionalNumber()
+            case .expires?: fields.expires = try json.optionalString()
+            case .signedAt?: fields.signedAt = try json.optionalString()
+            case .audience?: fields.audience = try json.optionalString()
             case nil: try json.skip()
             }
         }
         if !hasTriggers { json.missing("triggers") }
-        return integrity
+        return fields
     }
 
     /// Only `type` and `id` of an action that is not `inapp` are judged: other
@@ -149,10 +154,20 @@ enum ManifestReader {
     }
 }
 
+/// The document's keys besides `triggers`, as read; the builder checks them.
+struct RawManifestFields {
+    var integrity: [String: String]?
+    var version: Double?
+    var expires: String?
+    var signedAt: String?
+    var audience: String?
+}
+
 // The keys of the manifest's objects, as they are spelled in it.
 
 private enum ManifestKey: String, JSONObjectKey {
-    case triggers, integrity
+    case triggers, integrity, version, expires, audience
+    case signedAt = "signed_at"
     static let table = JSONKeyTable(Self.self)
 }
 

@@ -28,7 +28,7 @@ struct AssetPlan {
         var skippedSeen: Set<AssetURL> = []
         // By index: copying every action (a dozen references each) was a third of this.
         let actions = manifest.actions
-        for index in ordered where !actions[index].isExpired(at: now) {
+        for index in ordered where !actions[index].isExpired(at: now) && actions[index].heldBack == nil {
             let prefetch = actions[index].prefetch
             actions[index].message.forEachAsset { url, kind in
                 guard prefetch, !url.forbidsCaching else {

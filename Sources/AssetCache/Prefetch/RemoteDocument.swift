@@ -5,12 +5,11 @@ import Foundation
 #endif
 
 /// A remote manifest or its signature as this run will use it: the cached
-/// copy while fresh, else what a (conditional) GET brought. Nothing is
+/// copy a 304 confirmed, or what a GET brought. Nothing is
 /// written to the cache until `commit`, so a refused manifest leaves the
 /// cache as it was.
 struct RemoteDocument {
     enum Source {
-        case fresh(CachedCopy)
         case revalidated(CachedCopy, ResponseHeaders)
         case downloaded(FileLocation, TransferResult)
     }
@@ -21,7 +20,7 @@ struct RemoteDocument {
     /// Its bytes (a manifest's at most); nil when they cannot be read.
     func contents(in store: CacheStore) -> Data? {
         let bytes = switch source {
-        case .fresh(let cached), .revalidated(let cached, _): store.objectContents(cached.ref.object)
+        case .revalidated(let cached, _): store.objectContents(cached.ref.object)
         case .downloaded(let location, _): location.directory.contents(of: location.name, limit: Manifest.maxSize)
         }
         return bytes.map { Data($0) }
@@ -30,8 +29,6 @@ struct RemoteDocument {
     /// Stores what the request brought: a 304's new freshness, or a new object and ref.
     func commit(to store: CacheStore, at now: Double) throws(StoreError) {
         switch source {
-        case .fresh:
-            return
         case .revalidated(let cached, let headers):
             try store.writeRef(cached.revalidated(by: headers, at: now), for: url)
         case .downloaded(let location, let result):

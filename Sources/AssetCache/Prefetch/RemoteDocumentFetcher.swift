@@ -9,17 +9,30 @@ import Logging
 /// only if some request is needed. The operator's `--header` values go to
 /// the manifest's own origin only: redirects are followed here, not by
 /// libcurl, which would send custom headers to any host it is sent to.
+///
+/// Both are trust documents, so no freshness header governs them: the manifest
+/// is revalidated on every run whatever its `Cache-Control` said (one
+/// `max-age=315360000` would otherwise freeze a device on it for ten years),
+/// and the signature is fetched whole every time (a stale cached one would
+/// make every newer manifest a "bad signature"). Every request of both,
+/// retries and redirects included, ends by one deadline.
 final class RemoteDocumentFetcher {
     private let store: CacheStore
     private let limits: TransferLimits
     private let headers: [String]
     private let origin: String
     private let logger: Logger
+    private let deadline: ContinuousClock.Instant
     private var engine: TransferEngine?
     private var downloads: [FileLocation] = []
 
     private static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+    /// A signify signature is two short lines: anything longer is not one.
+    static let maxSignatureSize: Int64 = 64 * 1024
+    /// With `--max-time 0` (no limit per request), the documents still end.
+    static let defaultTimeLimit: Double = 300
 
+    /// `limits.maxTime` bounds the manifest and its signature together.
     init(store: CacheStore, limits: TransferLimits, headers: [String], origin: AssetURL, logger: Logger) {
         self.store = store
         var limits = limits
@@ -28,6 +41,8 @@ final class RemoteDocumentFetcher {
         self.headers = headers
         self.origin = Transfer.hostKey(of: origin.string)
         self.logger = logger
+        let seconds = limits.maxTime > 0 ? limits.maxTime : Self.defaultTimeLimit
+        deadline = .now + .milliseconds(Int64(seconds * 1000))
     }
 
     /// Stops the engine and removes downloads that were not committed.
@@ -36,15 +51,12 @@ final class RemoteDocumentFetcher {
         for download in downloads { download.directory.unlink(download.name) }
     }
 
-    /// The copy to use; throws the transfer's failure message when there is none.
-    func resolve(_ url: AssetURL, now: Double) async throws(RemoteFailureMessage) -> RemoteDocument {
+    /// The manifest: a conditional request when a copy is cached, whatever its age.
+    func revalidate(_ url: AssetURL, now: Double) async throws(RemoteFailureMessage) -> RemoteDocument {
         let cached = CachedCopy(store: store, url: url)
-        if let cached, cached.isFresh(at: now) {
-            return RemoteDocument(url: url, source: .fresh(cached))
-        }
         let download = store.temporaryFile("manifest")
         downloads.append(download)
-        let result = try await fetch(url, into: download, conditional: cached?.conditionalHeaders ?? [])
+        let result = try await fetch(url, into: download, conditional: cached?.conditionalHeaders ?? [], maxSize: limits.maxAssetSize)
         if let cached, result.status == 304 {
             return RemoteDocument(url: url, source: .revalidated(cached, result.headers))
         }
@@ -52,21 +64,26 @@ final class RemoteDocumentFetcher {
         return RemoteDocument(url: url, source: .downloaded(download, result))
     }
 
-    private func fetch(_ url: AssetURL, into download: FileLocation, conditional: [String]) async throws(RemoteFailureMessage) -> TransferResult {
-        let engine: TransferEngine
-        do {
-            engine = try self.engine ?? TransferEngine(limits: limits)
-        } catch {
-            throw RemoteFailureMessage("\(error)")
-        }
-        self.engine = engine
+    /// The signature: always the whole, current file.
+    func download(_ url: AssetURL) async throws(RemoteFailureMessage) -> RemoteDocument {
+        let download = store.temporaryFile("signature")
+        downloads.append(download)
+        let result = try await fetch(url, into: download, conditional: [], maxSize: Self.maxSignatureSize)
+        if let failure = result.failure { throw RemoteFailureMessage(failure.message) }
+        return RemoteDocument(url: url, source: .downloaded(download, result))
+    }
+
+    private func fetch(
+        _ url: AssetURL, into download: FileLocation, conditional: [String], maxSize: Int64
+    ) async throws(RemoteFailureMessage) -> TransferResult {
         var current = url
         var redirects = 0
         while true {
             let sameOrigin = Transfer.hostKey(of: current.string) == origin
             var request = TransferRequest(url: current.string, location: download, headers: conditional + (sameOrigin ? headers : []))
             request.followsRedirects = false
-            let result = await engine.fetch(request)
+            request.maxSize = maxSize
+            let result = try await fetchBeforeDeadline(request)
             guard Self.redirectStatuses.contains(result.status), let location = result.headers["location"] else {
                 return result
             }
@@ -78,12 +95,44 @@ final class RemoteDocumentFetcher {
             else {
                 throw RemoteFailureMessage("\(current) redirects to '\(location)', which is not an http or https URL")
             }
+            if current.isHTTPS, !next.isHTTPS {
+                throw RemoteFailureMessage(
+                    "\(AssetErrorKind.insecureRedirect.rawValue): \(current) redirects to \(next), which would drop TLS; not followed")
+            }
             if !headers.isEmpty, Transfer.hostKey(of: next.string) != origin {
                 logger.debug("\(current) redirects to \(next): the --header values are not sent there (another origin than the manifest's)")
             }
             current = next
             redirects += 1
         }
+    }
+
+    /// One request with its retries, cancelled at the deadline: an endless or
+    /// trickling server cannot hold the run.
+    private func fetchBeforeDeadline(_ request: TransferRequest) async throws(RemoteFailureMessage) -> TransferResult {
+        let engine: TransferEngine
+        do {
+            engine = try self.engine ?? TransferEngine(limits: limits)
+        } catch {
+            throw RemoteFailureMessage("\(error)")
+        }
+        self.engine = engine
+        let deadline = self.deadline
+        let result = await withTaskGroup(of: TransferResult?.self) { group in
+            group.addTask { await engine.fetch(request) }
+            group.addTask {
+                try? await Task.sleep(until: deadline)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        guard let result else {
+            let seconds = limits.maxTime > 0 ? limits.maxTime : Self.defaultTimeLimit
+            throw RemoteFailureMessage("timed out fetching \(request.url): the manifest and its signature took more than \(DecimalText.fixed(seconds, digits: 0)) s together (--max-time)")
+        }
+        return result
     }
 }
 

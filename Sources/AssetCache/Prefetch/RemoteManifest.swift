@@ -9,9 +9,10 @@ import Glibc
 import Logging
 
 /// A manifest served over http(s), as cron jobs use it: fetched through the same
-/// transfer stack and limits as assets, cached and revalidated like one. With
-/// trusted keys, its signature (`URL.sig`) is fetched and cached the same way
-/// and checked before the manifest is read; nothing is stored unless both pass.
+/// transfer stack as assets, and revalidated on every run. With trusted keys,
+/// its signature (`URL.sig`) is fetched with it and checked before the manifest
+/// is read, then its version, expiry and audience (``ManifestTrust``); nothing
+/// is stored unless all pass, and what the device then trusts is stored first.
 public enum RemoteManifest {
     public enum Failure: Error, Sendable, CustomStringConvertible {
         /// Could not be fetched: nothing was changed (exit 69).
@@ -20,6 +21,8 @@ public enum RemoteManifest {
         case signatureUnavailable(url: String, reason: String)
         /// Its signature does not vouch for it: nothing was changed (exit 2).
         case refused(ManifestSignatureError)
+        /// Signed, but not the newest, not for this device, or expired (exit 2).
+        case untrusted(ManifestTrustError)
         case invalid(ManifestError)
         case storage(String)
 
@@ -28,6 +31,7 @@ public enum RemoteManifest {
             case .unavailable(let message): "the manifest could not be fetched: \(message)"
             case .signatureUnavailable(let url, let reason): "signature missing: \(url) could not be fetched: \(reason)"
             case .refused(let error): error.description
+            case .untrusted(let error): error.description
             case .invalid(let error): error.description
             case .storage(let message): "cache storage failed: \(message)"
             }
@@ -35,9 +39,11 @@ public enum RemoteManifest {
     }
 
     /// `headers` ("Name: value") go with the requests to the manifest's own
-    /// origin only (the manifest and its signature), never elsewhere.
+    /// origin only (the manifest and its signature), never elsewhere. With
+    /// `trustedKeys`, `channels` are the audiences besides the URL itself.
     public static func fetch(
         _ raw: String, store: CacheStore, limits: TransferLimits, headers: [String] = [], trustedKeys: TrustedKeys? = nil,
+        channels: [String] = [],
         logger: Logger = Logger(label: "AssetCache", factory: { _ in SwiftLogNoOpLogHandler() }),
         now: Double = Date().timeIntervalSince1970
     ) async throws(Failure) -> Manifest {
@@ -52,7 +58,7 @@ public enum RemoteManifest {
 
         let manifest: RemoteDocument
         do {
-            manifest = try await fetcher.resolve(url, now: now)
+            manifest = try await fetcher.revalidate(url, now: now)
         } catch {
             throw .unavailable(error.message)
         }
@@ -61,7 +67,7 @@ public enum RemoteManifest {
         if let trustedKeys {
             let signatureURL = signatureURL(of: url)
             do {
-                signature = try await fetcher.resolve(signatureURL, now: now)
+                signature = try await fetcher.download(signatureURL)
             } catch {
                 throw .signatureUnavailable(url: signatureURL.string, reason: error.message)
             }
@@ -71,11 +77,24 @@ public enum RemoteManifest {
                 throw .refused(error)
             }
         }
-        let decoded: Manifest
+        var decoded: Manifest
         do {
             decoded = try Manifest.decode(data)
         } catch {
             throw .invalid(error)
+        }
+        if trustedKeys != nil {
+            let trust = ManifestTrust(store: store, url: url.string, channels: channels, clock: now, logger: logger)
+            do {
+                let acceptance = try trust.judge(decoded, bytes: data, store: store)
+                try trust.keep(acceptance, in: store, manifest: &decoded)
+            } catch let error as ManifestTrustError {
+                throw .untrusted(error)
+            } catch let error as StoreError {
+                throw .storage(error.description)
+            } catch {
+                throw .storage("\(error)")
+            }
         }
         do {
             try manifest.commit(to: store, at: now)

@@ -10,6 +10,10 @@ public enum DiscardReason: String, Sendable, Codable, CaseIterable {
     case imageOnlyModalWithoutImage = "image_only_modal_without_image"
     case assetDownloadFailed = "asset_download_failed"
     case assetInvalid = "asset_invalid"
+    /// The signed manifest is past its `expires` and no newer one could be had.
+    case manifestExpired = "manifest_expired"
+    /// `--require-integrity`: an asset of the message has no `integrity` pin.
+    case integrityMissing = "integrity_missing"
     // Decided by the delivery engine at display time.
     case displayTimeout = "display_timeout"
     case orientationMismatch = "orientation_mismatch"

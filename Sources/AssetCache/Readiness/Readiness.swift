@@ -3,7 +3,7 @@
 /// time all decide the same way.
 public enum Readiness {
     /// The checks, in the order docs/report.md gives: unsupported type, expired,
-    /// structurally unshowable, deferred, asset failures, ready.
+    /// held back (an expired manifest, a missing pin), structurally unshowable, deferred, asset failures, ready.
     public static func verdict(
         for action: borrowing TriggeredAction,
         at now: Double,
@@ -16,6 +16,7 @@ public enum Readiness {
         if action.isExpired(at: now) {
             return MessageVerdict(status: .expired, assets: [])
         }
+        if let heldBack = action.heldBack { return heldBack }
         if message.isControl {
             return MessageVerdict(status: .ready, assets: [])
         }

@@ -19,7 +19,7 @@ struct AttemptFailure: Equatable {
     /// for. `detail` is libcurl's error buffer, which names the host, port or limit
     /// involved; its generic strerror text is the fallback.
     static func curl(
-        _ code: CURLcode, url: String, requestedURL: String, detail: String, limits: TransferLimits
+        _ code: CURLcode, url: String, requestedURL: String, detail: String, limits: TransferLimits, maxSize: Int64
     ) -> AttemptFailure {
         let detail = detail.isEmpty ? String(cString: ccurl_easy_strerror(code)) : detail
         switch code {
@@ -30,6 +30,12 @@ struct AttemptFailure: Equatable {
                 failure: AssetFailure(.redirects, "more than \(limits.maxRedirects) redirects from \(requestedURL)"),
                 isTransient: false
             )
+        case CURLE_UNSUPPORTED_PROTOCOL where Transfer.isDowngrade(from: requestedURL, to: url):
+            // An https request is only ever redirected to https (Transfer): libcurl
+            // refused the hop before connecting, so no plain request was made.
+            return AttemptFailure(
+                failure: AssetFailure(.insecureRedirect, "\(requestedURL) redirects to \(url), which would drop TLS; not followed"),
+                isTransient: false)
         case CURLE_UNSUPPORTED_PROTOCOL:
             // libcurl has already moved the effective URL to the refused target.
             let message = if url != requestedURL {
@@ -39,7 +45,7 @@ struct AttemptFailure: Equatable {
             }
             return AttemptFailure(failure: AssetFailure(.unsupportedScheme, message), isTransient: false)
         case CURLE_FILESIZE_EXCEEDED:
-            return AttemptFailure(failure: tooLarge(url: url, limit: limits.maxAssetSize), isTransient: false)
+            return AttemptFailure(failure: tooLarge(url: url, limit: maxSize), isTransient: false)
         case CURLE_URL_MALFORMAT:
             return AttemptFailure(failure: AssetFailure(.network, "malformed URL \(url): \(detail)"), isTransient: false)
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CERTPROBLEM:

@@ -131,7 +131,9 @@ final class Transfer: TransferQueueItem {
         // Debian's libcurl also speaks file, ftp, smb, …: an asset URL or a
         // redirect must not reach them.
         set(ccurl_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"))
-        set(ccurl_easy_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"))
+        // And an https URL never becomes http: that would hand the network the
+        // bytes (and, for a pin-less asset, the choice of them).
+        set(ccurl_easy_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, hostKey.hasPrefix("https://") ? "https" : "http,https"))
         set(ccurl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, request.followsRedirects ? 1 : 0))
         set(ccurl_easy_setopt_long(easy, CURLOPT_MAXREDIRS, limits.maxRedirects))
         // Requests that start together towards a new host wait for the first TLS
@@ -148,7 +150,7 @@ final class Transfer: TransferQueueItem {
         }
         // libcurl 7.88 checks this only against a Content-Length it was told;
         // the write callback enforces the cap on what actually arrives.
-        set(ccurl_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limits.maxAssetSize)))
+        set(ccurl_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maxAssetSize)))
         if let rate = limits.limitRate {
             set(limitReceiving(easy, bytesPerSecond: rate, concurrency: limits.concurrency, context: context))
         }
@@ -215,7 +217,7 @@ final class Transfer: TransferQueueItem {
             return .failed(AttemptFailure(failure: callbackFailure, isTransient: false), retryAfter: nil)
         }
         if code != CURLE_OK {
-            return .failed(AttemptFailure.curl(code, url: effectiveURL, requestedURL: request.url, detail: detail, limits: limits), retryAfter: retryAfter)
+            return .failed(AttemptFailure.curl(code, url: effectiveURL, requestedURL: request.url, detail: detail, limits: limits, maxSize: maxAssetSize), retryAfter: retryAfter)
         }
         switch status {
         case 200..<300, 304:
@@ -387,6 +389,11 @@ final class Transfer: TransferQueueItem {
     /// 0 is libcurl's "no limit" (for connecting: its 300 s default).
     private static func milliseconds(_ seconds: Double) -> Int {
         seconds > 0 ? max(1, Int((seconds * 1000).rounded(.up))) : 0
+    }
+
+    /// An https URL that led to one of another scheme.
+    static func isDowngrade(from requested: String, to url: String) -> Bool {
+        hostKey(of: requested).hasPrefix("https://") && !hostKey(of: url).hasPrefix("https://")
     }
 
     static func hostKey(of url: String) -> String {

@@ -76,7 +76,7 @@ final class TransferLoop {
     private func handle(_ command: TransferCommand) {
         switch command {
         case .start(let submission):
-            let transfer = Transfer(submission: submission, sequence: nextSequence, maxAssetSize: limits.maxAssetSize)
+            let transfer = Transfer(submission: submission, sequence: nextSequence, maxAssetSize: submission.request.maxSize ?? limits.maxAssetSize)
             transfer.meter = rateLimit
             nextSequence += 1
             if let failure = cancellation(of: transfer) {
@@ -313,7 +313,7 @@ final class TransferLoop {
         var transfers: [Transfer] = []
         for command in commands {
             if case .start(let submission) = command {
-                transfers.append(Transfer(submission: submission, sequence: nextSequence, maxAssetSize: limits.maxAssetSize))
+                transfers.append(Transfer(submission: submission, sequence: nextSequence, maxAssetSize: submission.request.maxSize ?? limits.maxAssetSize))
                 nextSequence += 1
             }
         }

@@ -22,6 +22,8 @@ package struct TransferRequest: Sendable {
     /// False: a redirect ends the request with its 3xx status and `Location`,
     /// for a caller that must decide where its headers may go next.
     package var followsRedirects = true
+    /// Bytes this body may have, below the engine's limit (a signature's few).
+    package var maxSize: Int64?
 
     package init(url: String, destination: String, priority: Int = 0, headers: [String] = [], resume: Resume? = nil) {
         self.init(url: url, location: FileLocation(path: destination), priority: priority, headers: headers, resume: resume)
