@@ -1,5 +1,13 @@
 import ArgumentParser
 import AssetCache
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One `--header 'Name: value'`. Any text parses; `problem` then says what is
 /// wrong, naming the header but never quoting its value (it may be a secret).
@@ -21,6 +29,7 @@ struct HeaderArgument: ExpressibleByArgument, Sendable {
     var line: String { "\(name): \(value)" }
 
     var problem: String? {
+        if file != nil { return nil }
         guard colon != nil else {
             return "a --header has no ':' after its name; write it as 'Name: value' (what was given is not shown: it may be a secret)"
         }
@@ -40,4 +49,59 @@ struct HeaderArgument: ExpressibleByArgument, Sendable {
     }
 
     static var defaultCompletionKind: CompletionKind { .default }
+}
+
+extension HeaderArgument {
+    /// `@FILE` (curl's `-H @file`): the headers are that file's lines.
+    var file: String? { raw.hasPrefix("@") ? String(raw.dropFirst()) : nil }
+
+    /// Every header, those of `@FILE` arguments read from their files: one
+    /// header a line, blank lines and `#` comments skipped, CR LF or LF. The
+    /// file holds secrets, so it is refused when every user may read it, and
+    /// its lines are never quoted in an error.
+    static func expand(_ arguments: [HeaderArgument]) throws(CommandFailure) -> [HeaderArgument] {
+        var headers: [HeaderArgument] = []
+        for argument in arguments {
+            guard let path = argument.file else {
+                headers.append(argument)
+                continue
+            }
+            let text = try readHeaderFile(path)
+            // "\r\n" is one Character in Swift: split by newlines, not by "\n".
+            for (number, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+                if line.allSatisfy({ $0 == " " || $0 == "\t" }) || line.hasPrefix("#") { continue }
+                let header = HeaderArgument(argument: String(line))
+                if let problem = header.problem {
+                    throw CommandFailure(message: "--header @\(path), line \(number + 1): \(problem)", status: ExitStatus.usage)
+                }
+                headers.append(header)
+            }
+        }
+        return headers
+    }
+
+    /// A regular file of at most 64 KiB, opened without following a link and
+    /// without blocking (a FIFO there is refused, not waited on).
+    private static func readHeaderFile(_ path: String) throws(CommandFailure) -> String {
+        func failure(_ why: String) -> CommandFailure {
+            CommandFailure(message: "--header @\(path): \(why)", status: ExitStatus.usage)
+        }
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard fd >= 0 else {
+            let reason = errno == ELOOP ? "it is a symbolic link, which is not followed; name the file itself" : String(cString: strerror(errno))
+            throw failure("cannot open it: \(reason)")
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { throw failure("it is not a regular file") }
+        guard info.st_mode & 0o004 == 0 else {
+            throw failure(
+                "every user can read it (mode \(String(info.st_mode & 0o777, radix: 8))), and it holds secrets; make it readable by the service's user only: chmod o-r \(path)")
+        }
+        guard info.st_size <= 64 * 1024, let data = readBytes(from: fd, limit: 64 * 1024 + 1), data.count <= 64 * 1024 else {
+            throw failure("it is over 64 KiB; a header file holds a few lines")
+        }
+        guard let text = String(validating: data, as: UTF8.self) else { throw failure("it is not UTF-8 text") }
+        return text
+    }
 }

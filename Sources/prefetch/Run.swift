@@ -72,8 +72,8 @@ struct Run: AsyncParsableCommand {
     var cacert: String?
 
     @Option(name: .customLong("header"), help: ArgumentHelp(
-        "Send this header with the manifest's requests (and its .sig's) to the manifest's own host, never to asset hosts; repeatable; values never logged (curl -H/--header).",
-        valueName: "name: value"))
+        "Send this header with the manifest's requests (and its .sig's) to the manifest's own host, never to asset hosts; repeatable; values never logged. @FILE reads one header a line from FILE, which keeps secrets out of the command line (curl -H/--header).",
+        valueName: "name: value|@file"))
     var headers: [HeaderArgument] = []
 
     @Option(help: ArgumentHelp(
@@ -82,6 +82,9 @@ struct Run: AsyncParsableCommand {
     var limitRate: ByteSize?
 
     @OptionGroup var trust: TrustedKeyOptions
+
+    @Flag(help: "Let libcurl write TLS session secrets to the file SSLKEYLOGFILE names, to debug with Wireshark; without it the variable is ignored.")
+    var allowKeylog = false
 
     @Option(help: ArgumentHelp(
         "After the run, however it ends, write its metrics in the Prometheus text format to this file, replaced atomically: name it *.prom in node_exporter's textfile directory.",
@@ -122,6 +125,8 @@ struct Run: AsyncParsableCommand {
         do {
             let source = ManifestSource(argument: manifest)
             let trustedKeys = try trust.load()
+            let manifestHeaders = try HeaderArgument.expand(headers)
+            noteKeyLog()
             try checkCACertificates()
             // A local manifest's signature is checked before the cache is touched; a
             // remote one needs the cache's tmp/ to land in. Both are then judged
@@ -151,7 +156,7 @@ struct Run: AsyncParsableCommand {
             options.progress = progress?.callback
             if manifest == nil {
                 manifest = try await source.fetch(
-                    into: store, limits: options.transfer, headers: headers, trust: trust, trustedKeys: trustedKeys,
+                    into: store, limits: options.transfer, headers: manifestHeaders, trust: trust, trustedKeys: trustedKeys,
                     logger: common.logger)
             }
             trust.apply(to: &manifest!)
@@ -166,6 +171,17 @@ struct Run: AsyncParsableCommand {
             throw failure.report()
         } catch let error as StoreError {
             throw CommandFailure(error).report()
+        }
+    }
+
+    /// SSLKEYLOGFILE is ignored unless `--allow-keylog`; either way, it is said.
+    private func noteKeyLog() {
+        guard let path = ProcessInfo.processInfo.environment[TLSKeyLog.variable] else { return }
+        if allowKeylog {
+            TLSKeyLog.allow()
+            common.logger.warning("--allow-keylog: TLS session secrets are written to \(path) (SSLKEYLOGFILE); anyone who can read it can read this run's traffic")
+        } else {
+            common.logger.warning("SSLKEYLOGFILE is set and ignored: no TLS session secrets are written (--allow-keylog writes them)")
         }
     }
 

@@ -30,7 +30,7 @@ import Testing
             let count = report.assets.count { $0.outcome == outcome }
             #expect(metrics.value("prefetch_assets", ["outcome": outcome]) == Double(count), "\(outcome)", sourceLocation: sourceLocation)
         }
-        #expect(metrics.series("prefetch_asset_errors").count == 13, sourceLocation: sourceLocation)
+        #expect(metrics.series("prefetch_asset_errors").count == 14, sourceLocation: sourceLocation)
         for sample in metrics.series("prefetch_asset_errors") {
             let count = report.assets.count { $0.error?.kind == sample.labels["kind"] }
             #expect(sample.value == Double(count), "\(sample.labels)", sourceLocation: sourceLocation)

@@ -26,11 +26,13 @@ import Testing
         }
 
         var manifestText: String {
-            get throws { try manifestJSON(htmlMessages(names, server: server.url)) }
+            get throws { try manifestJSON(htmlMessages(names, server: server.url), signed: SignedFields()) }
         }
 
+        /// Signed manifests name their audience: these tests' channel.
         func prefetch(_ arguments: [String], stdin: Data? = nil) async throws -> CommandResult {
-            try await CommandRunner.prefetch(arguments + ["--cache-dir", cache], stdin: stdin)
+            let audience = arguments.contains("--trusted-key") ? ["--audience", SignedFields.channel] : []
+            return try await CommandRunner.prefetch(arguments + audience + ["--cache-dir", cache], stdin: stdin)
         }
     }
 

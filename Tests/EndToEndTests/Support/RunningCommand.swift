@@ -49,6 +49,8 @@ final class RunningCommand: @unchecked Sendable {
         }
     }
 
+    var pid: Int32 { process.processIdentifier }
+
     func signal(_ signal: Int32) {
         kill(process.processIdentifier, signal)
     }

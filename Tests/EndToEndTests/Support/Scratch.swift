@@ -1,3 +1,4 @@
+import AssetCache
 import Foundation
 
 /// A temporary folder for one test, removed when the test is done with it.
@@ -34,9 +35,26 @@ final class Scratch: Sendable {
 }
 
 /// A manifest built in code: `message(id, data)` entries with `inapp` wrapping.
-func manifestJSON(_ triggers: [[String: Any]], integrity: [String: String] = [:]) throws -> String {
-    let document: [String: Any] = ["triggers": triggers, "integrity": integrity]
+func manifestJSON(_ triggers: [[String: Any]], integrity: [String: String] = [:], signed: SignedFields? = nil) throws -> String {
+    var document: [String: Any] = ["triggers": triggers, "integrity": integrity]
+    if let signed {
+        document["version"] = signed.version
+        document["audience"] = signed.audience
+        document["expires"] = RFC3339Date.format(signed.expires)
+        if let signedAt = signed.signedAt { document["signed_at"] = RFC3339Date.format(signedAt) }
+    }
     return String(decoding: try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys]), as: UTF8.self)
+}
+
+/// What a signed manifest says of itself (docs/publishing.md): by default
+/// version 1 for the channel "test-devices", expiring in a day.
+struct SignedFields {
+    var version = 1
+    var audience = SignedFields.channel
+    var expires = Date().timeIntervalSince1970 + 86_400
+    var signedAt: Double?
+
+    static let channel = "test-devices"
 }
 
 func inapp(_ id: String, _ data: [String: Any], prefetch: Bool = true) -> [String: Any] {

@@ -17,7 +17,7 @@ enum SystemTool {
 
     struct MissingTool: Error, CustomStringConvertible {
         var name: String
-        var description: String { "\(name) is not installed: `make test` installs it (apt-get install \(name == "openssl" ? "openssl" : "signify-openbsd"))" }
+        var description: String { "\(name) is not installed: `make test` installs it (apt-get install \(name))" }
     }
 
     struct ToolFailure: Error, CustomStringConvertible {
