@@ -31,6 +31,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 try:
     import jsonschema
@@ -45,6 +46,9 @@ NOT_PRODUCED = {
     ("report", "error.kind", "storage"):
         "a cache that cannot be written (disk full, permissions) is not a server fault; "
         "Tests/EndToEndTests covers it",
+    ("report", "error.kind", "insecure_redirect"):
+        "an https asset redirected to http needs a TLS server, which this check's fixture server is not; "
+        "Tests/EndToEndTests/DowngradeAndSecretsTests covers it",
 }
 
 # Refused manifests whose rule JSON Schema cannot state.
@@ -134,11 +138,13 @@ class Server:
 
 
 class Tool:
-    def __init__(self, bin_dir):
+    def __init__(self, bin_dir, prefix=()):
         self.binary = os.path.join(bin_dir, "prefetch")
+        # A command the binary runs under, such as faketime and its time.
+        self.prefix = list(prefix)
 
     def run(self, *args, statuses=(0, 1)):
-        result = subprocess.run([self.binary, *args], capture_output=True, text=True)
+        result = subprocess.run([*self.prefix, self.binary, *args], capture_output=True, text=True)
         if result.returncode not in statuses:
             fail(f"prefetch {' '.join(args)} exited {result.returncode}: {result.stderr.strip()}")
         return result
@@ -264,6 +270,28 @@ def validate_file(name, path):
     return 1 if failures else 0
 
 
+def signed_report(bin_dir, url, work, report):
+    """manifest_expired: a signed manifest accepted while true, then run again
+    two hours after its expires (under faketime), still the newest there is."""
+    key = os.path.join(work, "publisher")
+    subprocess.run(["signify-openbsd", "-G", "-n", "-c", "schema-check", "-p", key + ".pub", "-s", key + ".sec"], check=True)
+    expires = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 3600))
+    manifest = {"version": 1, "expires": expires, "audience": "schema-check", "triggers": [
+        {"id": "signed", "type": "inapp", "data": {"type": "MODAL", "image_url": url + "/img/rgb.png"}}]}
+    path = os.path.join(work, "signed.json")
+    with open(path, "w") as f:
+        json.dump(manifest, f)
+    subprocess.run(["signify-openbsd", "-S", "-s", key + ".sec", "-m", path], check=True)
+    arguments = ["run", path, "--trusted-key", key + ".pub", "--audience", "schema-check", "--cache-dir", os.path.join(work, "signed-cache")]
+    report("signed run", *arguments)
+    later = Tool(bin_dir, prefix=["faketime", "@%d" % (time.time() + 3 * 3600)])
+    instance = later.json(*arguments, "--json")
+    if instance is not None and check("report", load_schema("report"), instance, "signed run, after expires"):
+        print(f"ok: signed run, after expires: {instance['totals']}")
+        return instance
+    return None
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--bin", help="directory of the built prefetch and fixture-server")
@@ -308,6 +336,10 @@ def main():
         report("faults run, warm", "run", faults_path, *limits)
         report("faults run, offline", "run", faults_path, "--offline", *limits)
         report("faults plan", "plan", faults_path, "--cache-dir", cache)
+        report("faults plan, pins required", "plan", faults_path, "--require-integrity", "--cache-dir", cache)
+        expired = signed_report(bin_dir, server.url, work, report)
+        if expired is not None:
+            reports.append(expired)
 
         status_none = tool.json("status", "--cache-dir", os.path.join(work, "none"), "--json", statuses=(0,))
         if status_none is not None and check("status", schemas["status"], status_none, "status --json, no cache"):

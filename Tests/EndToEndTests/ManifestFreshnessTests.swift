@@ -124,6 +124,10 @@ import Testing
         let unnamed = try await CommandRunner.prefetch(["plan", local, "--trusted-key", setup.publisher.publicKey, "--cache-dir", setup.cache])
         #expect(unnamed.status == 2)
         #expect(unnamed.stderr.contains("this device has no audience for a manifest read from a file; pass --audience 'lobby-screens'"), "\(unnamed.stderr)")
+        let named = try await CommandRunner.prefetch(
+            ["plan", local, "--trusted-key", setup.publisher.publicKey, "--audience", "lobby-screens", "--cache-dir", setup.cache, "--json"])
+        #expect(named.status == 0, "\(named.stderr)")
+        #expect(try named.report().totals.ready == 3)
         try await setup.server.stop()
     }
 

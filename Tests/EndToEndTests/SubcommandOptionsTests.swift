@@ -21,8 +21,13 @@ import Testing
             "--stall-timeout": "ServerFaultTests", "--max-time": "ServerFaultTests", "--max-redirs": "ServerFaultTests",
             "--cacert": "PrivateCATests", "--header": "ManifestHeaderTests", "--limit-rate": "LimitRateTests",
             "--trusted-key": "SignedManifestTests", "--metrics-file": "MetricsFileTests",
+            "--audience": "ManifestFreshnessTests", "--require-integrity": "DowngradeAndSecretsTests",
+            "--allow-keylog": "DowngradeAndSecretsTests",
         ],
-        "plan": ["--trusted-key": "SignedManifestTests"],
+        "plan": [
+            "--trusted-key": "SignedManifestTests", "--audience": "ManifestFreshnessTests",
+            "--require-integrity": "DowngradeAndSecretsTests",
+        ],
         "simulate": ["--min-interval": "SimulateTests", "--orientation": "SimulateTests", "--start-time": "SimulateTests"],
     ]
 

@@ -38,7 +38,7 @@ extension ManifestBuilder {
         freshness.expires = try instant(fields.expires, path: "expires")
         freshness.signedAt = try instant(fields.signedAt, path: "signed_at")
         if let audience = fields.audience {
-            guard !audience.isEmpty else { throw ManifestError(path: "audience", "is empty; name the manifest's URL or a channel") }
+            guard !audience.isEmpty else { throw ManifestError(path: "audience", "must not be empty: name the manifest's URL or a channel") }
             freshness.audience = audience
         }
         return freshness
