@@ -26,11 +26,12 @@ struct Plan: AsyncParsableCommand {
             let opened = Result { () throws(CommandFailure) in try common.openReader() }
             let lookahead = (try? opened.get())?.map(CacheLookahead.init)
             let trustedKeys = try trust.load()
-            var (manifest, bytes) = try source.loadLocal(trustedKeys: trustedKeys, eachNewURL: lookahead?.lookUp)
+            let loaded = try source.loadLocal(trustedKeys: trustedKeys, eachNewURL: lookahead?.lookUp)
+            var manifest = loaded.manifest
             for warning in manifest.warnings { common.logger.warning("\(warning)") }
             let store = try opened.get()
             if trustedKeys != nil {
-                try trust.judge(&manifest, bytes: bytes, argument: source.argument, store: store, keeping: false, logger: common.logger)
+                try trust.judge(&manifest, bytes: loaded.bytes, argument: source.argument, store: store, keeping: false, logger: common.logger)
             }
             trust.apply(to: &manifest)
             let report = Planner.plan(manifest, store: store, cacheDirectory: common.cacheDirectory, lookahead: lookahead)

@@ -35,7 +35,7 @@ import Testing
         for mirror in ["(curl --cacert)", "(curl -H/--header)", "(curl --limit-rate", "(signify -V -p)"] {
             #expect(text.replacingOccurrences(of: " ", with: "").contains(mirror.replacingOccurrences(of: " ", with: "")), "\(mirror) missing from:\n\(help.stdoutText)")
         }
-        for option in ["--cacert <file>", "--header <name: value>", "--limit-rate <size>", "--trusted-key <file>"] {
+        for option in ["--cacert <file>", "--header <name: value|@file>", "--limit-rate <size>", "--trusted-key <file>"] {
             #expect(help.stdoutText.contains(option), "\(option) missing")
         }
     }
