@@ -122,6 +122,18 @@ echo "$libraries"
 ! grep -Eq "libswift|libFoundation|lib_Foundation|libdispatch|libBlocksRuntime" <<<"$libraries" ||
     fail "the binary needs a library from the Swift toolchain"
 
+step "readelf -d /usr/bin/prefetch: no \$ORIGIN in its search path"
+dynamic=$(readelf -d "$root/usr/bin/prefetch")
+! grep -q 'ORIGIN' <<<"$dynamic" || fail "the binary searches its own directory for libraries: $(grep -E 'RPATH|RUNPATH' <<<"$dynamic")"
+
+step "systemd-analyze security of the installed prefetch.service"
+if command -v systemd-analyze >/dev/null 2>&1; then
+    systemd-analyze security --offline=true --threshold=20 "$root/lib/systemd/system/prefetch.service" | tail -n 1 ||
+        fail "prefetch.service is exposed above 2.0 (systemd-analyze security)"
+else
+    fail "systemd-analyze is missing: apt-get install systemd"
+fi
+
 step "fixture-server on the host's loopback (from prefetch-fixture-server_${version}_$arch.deb)"
 server_root=$cache/fixture-server
 rm -rf "$server_root"

@@ -23,11 +23,32 @@ static void ccurl_fail(const char *what) {
         if (ccurl_fn.field == NULL) { ccurl_fail(symbol); return; }   \
     } while (0)
 
+// An absolute path, fixed when the package is built: a bare name is searched
+// for along the binary's RUNPATH and LD_LIBRARY_PATH, so a libcurl.so.4
+// planted beside the binary would run its constructor as the service. Debian's
+// multiarch directory for the target; another layout builds with
+// -Xcc -DCCURL_LIBRARY='"/usr/lib64/libcurl.so.4"'.
+#ifndef CCURL_LIBRARY
+#  if defined(__x86_64__)
+#    define CCURL_LIBRARY "/usr/lib/x86_64-linux-gnu/libcurl.so.4"
+#  elif defined(__aarch64__)
+#    define CCURL_LIBRARY "/usr/lib/aarch64-linux-gnu/libcurl.so.4"
+#  elif defined(__arm__)
+#    define CCURL_LIBRARY "/usr/lib/arm-linux-gnueabihf/libcurl.so.4"
+#  elif defined(__i386__)
+#    define CCURL_LIBRARY "/usr/lib/i386-linux-gnu/libcurl.so.4"
+#  elif defined(__riscv) && __riscv_xlen == 64
+#    define CCURL_LIBRARY "/usr/lib/riscv64-linux-gnu/libcurl.so.4"
+#  else
+#    error "no libcurl path for this architecture: build with -Xcc -DCCURL_LIBRARY='\"/path/to/libcurl.so.4\"'"
+#  endif
+#endif
+
 static void ccurl_open(void) {
     // RTLD_LOCAL: libcurl's symbols stay out of the global scope, where a later
     // dlopen could bind to them by accident.
-    void *library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) { ccurl_fail("libcurl.so.4"); return; }
+    void *library = dlopen(CCURL_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+    if (library == NULL) { ccurl_fail(CCURL_LIBRARY); return; }
     CCURL_LOOK_UP(global_init, "curl_global_init");
     CCURL_LOOK_UP(easy_init, "curl_easy_init");
     CCURL_LOOK_UP(easy_cleanup, "curl_easy_cleanup");

@@ -12,12 +12,12 @@ struct GC: ParsableCommand {
     var json = false
 
     @Option(help: ArgumentHelp("Wait up to this many seconds for another run's lock.", valueName: "seconds"))
-    var wait: Double = 0
+    var wait = Seconds(0)
 
     func run() throws {
         do throws(CommandFailure) {
             // Opening as a writer sweeps tmp/ (but recent partial downloads).
-            let store = try common.openWriter(wait: wait)
+            let store = try common.openWriter(wait: wait.value)
             let result = store.collectGarbage()
             if result.neededExceedBudget {
                 common.logger.warning("the last manifest's assets alone exceed the budget of \(ByteCount.format(result.budget)); they were kept")

@@ -80,20 +80,17 @@ extension HeaderArgument {
         return headers
     }
 
-    /// A regular file of at most 64 KiB, opened without following a link and
-    /// without blocking (a FIFO there is refused, not waited on).
+    /// A regular file of at most 64 KiB (``InputFile``) that not every user can read.
     private static func readHeaderFile(_ path: String) throws(CommandFailure) -> String {
         func failure(_ why: String) -> CommandFailure {
             CommandFailure(message: "--header @\(path): \(why)", status: ExitStatus.usage)
         }
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-        guard fd >= 0 else {
-            let reason = errno == ELOOP ? "it is a symbolic link, which is not followed; name the file itself" : String(cString: strerror(errno))
-            throw failure("cannot open it: \(reason)")
+        let (fd, info): (Int32, stat)
+        switch InputFile.open(path) {
+        case .success(let opened): (fd, info) = opened
+        case .failure(let refusal): throw failure(refusal.description)
         }
         defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { throw failure("it is not a regular file") }
         guard info.st_mode & 0o004 == 0 else {
             throw failure(
                 "every user can read it (mode \(String(info.st_mode & 0o777, radix: 8))), and it holds secrets; make it readable by the service's user only: chmod o-r \(path)")

@@ -54,7 +54,7 @@ struct ManifestSource {
 
     func fetch(
         into store: CacheStore, limits: TransferLimits, headers: [HeaderArgument], trust: TrustedKeyOptions,
-        trustedKeys: TrustedKeys?, logger: Logger
+        trustedKeys: TrustedKeys?, runDeadline: RunDeadline?, logger: Logger
     ) async throws(CommandFailure) -> Manifest {
         if !headers.isEmpty {
             let names = headers.map(\.name).joined(separator: ", ")
@@ -63,7 +63,7 @@ struct ManifestSource {
         do {
             return try await RemoteManifest.fetch(
                 argument, store: store, limits: limits, headers: headers.map(\.line), trustedKeys: trustedKeys,
-                channels: trust.audiences, logger: logger)
+                channels: trust.audiences, runDeadline: runDeadline, logger: logger)
         } catch {
             let status = switch error {
             case .unavailable, .signatureUnavailable: ExitStatus.manifestUnavailable
@@ -83,18 +83,17 @@ struct ManifestSource {
         }
     }
 
-    /// The file whole, refused before it is read when it is over the size limit.
-    /// One descriptor for both, and `fstat` rather than FileManager's attributes,
-    /// which look up the owner's name in the user database.
+    /// The file whole (``InputFile``), refused before it is read when it is over
+    /// the size limit.
     private static func readFile(_ path: String) throws(CommandFailure) -> Data {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        var info = stat()
-        guard fd >= 0, fstat(fd, &info) == 0, info.st_mode & S_IFMT != S_IFDIR else {
-            if fd >= 0 { close(fd) }
-            throw CommandFailure(message: "cannot read the manifest '\(path)': no such readable file; check the path, or pass '-' to read stdin", status: ExitStatus.usage)
+        let (fd, info): (Int32, stat)
+        switch InputFile.open(path) {
+        case .success(let opened): (fd, info) = opened
+        case .failure(let refusal):
+            throw CommandFailure(message: "cannot read the manifest '\(path)': \(refusal); check the path, or pass '-' to read stdin", status: ExitStatus.usage)
         }
         defer { close(fd) }
-        if info.st_mode & S_IFMT == S_IFREG, info.st_size > Manifest.maxSize {
+        if info.st_size > Manifest.maxSize {
             throw CommandFailure(message: "\(path): invalid manifest: it is \(info.st_size) bytes, over the limit of \(Manifest.maxSize); ask the server for a smaller one", status: ExitStatus.usage)
         }
         guard let data = readBytes(from: fd, limit: Manifest.maxSize + 1, expected: Int(info.st_size)) else {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import AssetCache
+import Dispatch
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -34,13 +35,13 @@ struct Run: AsyncParsableCommand {
     var offline = false
 
     @Option(help: ArgumentHelp("Wait up to this many seconds for another run's lock instead of exiting 75.", valueName: "seconds"))
-    var wait: Double = 0
+    var wait = Seconds(0)
 
     @Option(help: ArgumentHelp(
         "Stop the whole run cleanly after this many seconds; 0 for no limit.",
         discussion: "Default 1500 (25 minutes), under the 30-minute period of the cron line and systemd timer the README gives, so that a slow CDN cannot make runs pile up. Unfinished downloads are kept and resumed by the next run.",
         valueName: "seconds"))
-    var maxRunTime: Double = Self.defaultMaxRunTime
+    var maxRunTime = Seconds(Self.defaultMaxRunTime)
 
     /// Seconds; below a half-hourly timer's period, with room to spare.
     static let defaultMaxRunTime: Double = 1500
@@ -55,13 +56,13 @@ struct Run: AsyncParsableCommand {
     var retries = TransferLimits().retries
 
     @Option(help: ArgumentHelp("Seconds to wait for a connection; 0 for libcurl's default.", valueName: "s"))
-    var connectTimeout = TransferLimits().connectTimeout
+    var connectTimeout = Seconds(TransferLimits().connectTimeout)
 
     @Option(help: ArgumentHelp("Seconds under 1 KiB/s after which a transfer is abandoned; 0 for never.", valueName: "s"))
-    var stallTimeout = TransferLimits().stallTimeout
+    var stallTimeout = Seconds(TransferLimits().stallTimeout)
 
     @Option(help: ArgumentHelp("Seconds one request may take in all; 0 for no limit.", valueName: "s"))
-    var maxTime = TransferLimits().maxTime
+    var maxTime = Seconds(TransferLimits().maxTime)
 
     @Option(name: .customLong("max-redirs"), help: ArgumentHelp("Redirects to follow per request.", valueName: "n"))
     var maxRedirects = TransferLimits().maxRedirects
@@ -94,8 +95,6 @@ struct Run: AsyncParsableCommand {
     func validate() throws {
         guard (1...256).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 256") }
         guard (1...256).contains(perHost) else { throw ValidationError("--per-host must be between 1 and 256") }
-        guard wait >= 0 else { throw ValidationError("--wait must not be negative") }
-        guard maxRunTime.isFinite, maxRunTime >= 0 else { throw ValidationError("--max-run-time must be 0 (no limit) or a positive number of seconds") }
         guard maxAssetSize.bytes > 0 else { throw ValidationError("--max-asset-size must be at least 1 byte") }
         guard maxUnpackedSize.bytes > 0 else { throw ValidationError("--max-unpacked-size must be at least 1 byte") }
         guard (0...100).contains(retries) else { throw ValidationError("--retries must be between 0 and 100") }
@@ -104,7 +103,7 @@ struct Run: AsyncParsableCommand {
         if let problem = headers.lazy.compactMap(\.problem).first { throw ValidationError(problem) }
         if let metricsFile { try MetricsFile.check(metricsFile) }
         for (flag, seconds) in [("--connect-timeout", connectTimeout), ("--stall-timeout", stallTimeout), ("--max-time", maxTime)] {
-            guard seconds.isFinite, (0...86_400).contains(seconds) else {
+            guard (0...86_400).contains(seconds.value) else {
                 throw ValidationError("\(flag) must be a number of seconds from 0 to 86400")
             }
         }
@@ -122,6 +121,15 @@ struct Run: AsyncParsableCommand {
     }
 
     private func prefetch(metrics: MetricsFile?) async throws {
+        // --max-run-time counts from here: the lock wait, the manifest, its .sig
+        // and every redirect are inside it, not only the assets.
+        let started = DispatchTime.now()
+        let limit = maxRunTime.value > 0 ? maxRunTime.value : nil
+        let runDeadline = limit.map { seconds in
+            RunDeadline(
+                instant: .now + CheckedNumber.duration(seconds: seconds),
+                reason: "the run reached --max-run-time \(maxRunTime) s while fetching the manifest")
+        }
         do {
             let source = ManifestSource(argument: manifest)
             let trustedKeys = try trust.load()
@@ -132,7 +140,7 @@ struct Run: AsyncParsableCommand {
             // remote one needs the cache's tmp/ to land in. Both are then judged
             // against what the cache accepted before, under its lock.
             let local = source.isRemote ? nil : try source.loadLocal(trustedKeys: trustedKeys)
-            let store = try common.openWriter(wait: wait)
+            let store = try common.openWriter(wait: wait.value)
             var manifest = local?.manifest
             if let local, trustedKeys != nil {
                 try trust.judge(&manifest!, bytes: local.bytes, argument: source.argument, store: store, keeping: true, logger: common.logger)
@@ -143,9 +151,9 @@ struct Run: AsyncParsableCommand {
             options.transfer.maxAssetSize = maxAssetSize.bytes
             options.archive.maxUnpackedSize = maxUnpackedSize.bytes
             options.transfer.retries = retries
-            options.transfer.connectTimeout = connectTimeout
-            options.transfer.stallTimeout = stallTimeout
-            options.transfer.maxTime = maxTime
+            options.transfer.connectTimeout = connectTimeout.value
+            options.transfer.stallTimeout = stallTimeout.value
+            options.transfer.maxTime = maxTime.value
             options.transfer.maxRedirects = maxRedirects
             options.transfer.limitRate = limitRate?.bytes
             options.transfer.caCertFile = cacert
@@ -157,11 +165,11 @@ struct Run: AsyncParsableCommand {
             if manifest == nil {
                 manifest = try await source.fetch(
                     into: store, limits: options.transfer, headers: manifestHeaders, trust: trust, trustedKeys: trustedKeys,
-                    logger: common.logger)
+                    runDeadline: runDeadline, logger: common.logger)
             }
             trust.apply(to: &manifest!)
             let prefetcher = Prefetcher(store: store, options: options)
-            let interruption = RunInterruption(stopping: prefetcher, maxRunTime: maxRunTime > 0 ? maxRunTime : nil)
+            let interruption = RunInterruption(stopping: prefetcher, maxRunTime: limit, startedAt: started)
             let report = try await prefetcher.run(manifest!)
             metrics?.record(report, stoppedEarly: interruption.stoppedEarly)
             progress?.finish()

@@ -28,7 +28,8 @@ final class RunInterruption: @unchecked Sendable {
         lock.withLock { _ in caught.map { 128 + $0 } }
     }
 
-    init(stopping prefetcher: Prefetcher, maxRunTime: Double?) {
+    /// `maxRunTime` is counted from `startedAt`, the start of the run.
+    init(stopping prefetcher: Prefetcher, maxRunTime: Double?, startedAt: DispatchTime) {
         for number in [SIGINT, SIGTERM] {
             // The default action would kill the process mid-commit; a dispatch
             // source turns the signal into an ordinary callback instead.
@@ -42,7 +43,7 @@ final class RunInterruption: @unchecked Sendable {
             sources.append(source)
         }
         if let maxRunTime {
-            DispatchQueue.global().asyncAfter(deadline: .now() + maxRunTime) { [self] in
+            DispatchQueue.global().asyncAfter(deadline: startedAt + maxRunTime) { [self] in
                 lock.withLock { _ in timedOut = true }
                 prefetcher.stop(reason: "the run reached --max-run-time \(Self.format(maxRunTime)) s")
             }

@@ -27,13 +27,13 @@ struct Simulate: ParsableCommand {
     var events: String
 
     @Option(help: ArgumentHelp("Seconds between accepted triggers.", valueName: "seconds"))
-    var minInterval: Double = 30
+    var minInterval = Seconds(30)
 
     @Option(help: ArgumentHelp("The device's orientation at start: PORTRAIT or LANDSCAPE.", valueName: "orientation"))
     var orientation = "PORTRAIT"
 
     @Option(help: ArgumentHelp("Epoch seconds of \"at\": 0 (default: now).", valueName: "epoch"))
-    var startTime: Double?
+    var startTime: Seconds?
 
     @OptionGroup var common: CommonOptions
 
@@ -41,9 +41,7 @@ struct Simulate: ParsableCommand {
     var json = false
 
     func validate() throws {
-        guard minInterval.isFinite, minInterval >= 0 else { throw ValidationError("--min-interval must be 0 or more seconds") }
         guard DeviceOrientation(name: orientation) != nil else { throw ValidationError("--orientation must be PORTRAIT or LANDSCAPE") }
-        if let startTime, !startTime.isFinite || startTime < 0 { throw ValidationError("--start-time must be epoch seconds") }
     }
 
     func run() throws {
@@ -59,8 +57,8 @@ struct Simulate: ParsableCommand {
             let readiness: any ReadinessSource = try common.openReader() ?? InMemoryReadiness()
             for warning in manifest.warnings + triggers.warnings { common.logger.warning("\(warning)") }
             let configuration = DeliveryConfiguration(
-                minimumTriggerInterval: minInterval, orientation: DeviceOrientation(name: orientation) ?? .portrait)
-            let start = startTime ?? Date().timeIntervalSince1970.rounded(.down)
+                minimumTriggerInterval: minInterval.value, orientation: DeviceOrientation(name: orientation) ?? .portrait)
+            let start = startTime?.value ?? Date().timeIntervalSince1970.rounded(.down)
             let simulation = Simulation(triggers: triggers, readiness: readiness, configuration: configuration, startTime: start)
             let decisions = simulation.replay(timeline)
             DecisionPrinter(json: json, quiet: common.quiet, startTime: start).print(decisions)

@@ -88,31 +88,3 @@ struct TrustedKeyOptions: ParsableArguments {
         return TrustedKeys(keys)
     }
 }
-
-/// The whole of a small file, or nil when it cannot be read; at most `limit`
-/// bytes (a longer file comes back cut, which its parser then refuses).
-func readSmallFile(_ path: String, limit: Int) -> Data? {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return nil }
-    defer { close(fd) }
-    return readBytes(from: fd, limit: limit)
-}
-
-/// Up to `limit` bytes from `fd`, reading until end of file or the limit;
-/// `expected` (a file's size) saves growing the buffer step by step.
-func readBytes(from fd: Int32, limit: Int, expected: Int = 0) -> Data? {
-    // Read straight into the result, one byte past `expected` to see the end:
-    // no chunk copied over, no page touched twice.
-    var data = Data(count: min(max(expected + 1, 64 * 1024), limit))
-    var filled = 0
-    while filled < limit {
-        if filled == data.count { data.count = min(data.count * 2, limit) }
-        let count = data.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
-        if count < 0 && errno == EINTR { continue }
-        guard count >= 0 else { return nil }
-        guard count > 0 else { break }
-        filled += count
-    }
-    data.count = filled
-    return data
-}

@@ -20,13 +20,13 @@ struct Verify: ParsableCommand {
     var repair = false
 
     @Option(help: ArgumentHelp("With --repair: wait up to this many seconds for another run's lock.", valueName: "seconds"))
-    var wait: Double = 0
+    var wait = Seconds(0)
 
     func run() throws {
         let problems: [CacheProblem]
         do throws(CommandFailure) {
             // Checking only reads; repairing removes files, so it is a writer.
-            let store = repair ? try common.openWriter(wait: wait) : try common.openReader()
+            let store = repair ? try common.openWriter(wait: wait.value) : try common.openReader()
             problems = store?.verify() ?? []
             if repair { store?.repair(problems) }
             let usage = store?.usage() ?? CacheUsage()

@@ -23,6 +23,8 @@ final class RemoteDocumentFetcher {
     private let origin: String
     private let logger: Logger
     private let deadline: ContinuousClock.Instant
+    /// What the deadline is, for the message when it is reached.
+    private let deadlineReason: String
     private var engine: TransferEngine?
     private var downloads: [FileLocation] = []
 
@@ -32,8 +34,12 @@ final class RemoteDocumentFetcher {
     /// With `--max-time 0` (no limit per request), the documents still end.
     static let defaultTimeLimit: Double = 300
 
-    /// `limits.maxTime` bounds the manifest and its signature together.
-    init(store: CacheStore, limits: TransferLimits, headers: [String], origin: AssetURL, logger: Logger) {
+    /// `limits.maxTime` bounds the manifest and its signature together, and
+    /// `runDeadline` (the run's `--max-run-time`) too when it comes first.
+    init(
+        store: CacheStore, limits: TransferLimits, headers: [String], origin: AssetURL, logger: Logger,
+        runDeadline: RunDeadline? = nil
+    ) {
         self.store = store
         var limits = limits
         limits.maxAssetSize = Int64(Manifest.maxSize)
@@ -42,7 +48,14 @@ final class RemoteDocumentFetcher {
         self.origin = Transfer.hostKey(of: origin.string)
         self.logger = logger
         let seconds = limits.maxTime > 0 ? limits.maxTime : Self.defaultTimeLimit
-        deadline = .now + .milliseconds(Int64(seconds * 1000))
+        let own = ContinuousClock.now + CheckedNumber.duration(seconds: seconds)
+        if let runDeadline, runDeadline.instant < own {
+            deadline = runDeadline.instant
+            deadlineReason = runDeadline.reason
+        } else {
+            deadline = own
+            deadlineReason = "the manifest and its signature took more than \(DecimalText.fixed(seconds, digits: 0)) s together (--max-time)"
+        }
     }
 
     /// Stops the engine and removes downloads that were not committed.
@@ -128,11 +141,20 @@ final class RemoteDocumentFetcher {
             group.cancelAll()
             return first
         }
-        guard let result else {
-            let seconds = limits.maxTime > 0 ? limits.maxTime : Self.defaultTimeLimit
-            throw RemoteFailureMessage("timed out fetching \(request.url): the manifest and its signature took more than \(DecimalText.fixed(seconds, digits: 0)) s together (--max-time)")
-        }
+        guard let result else { throw RemoteFailureMessage("timed out fetching \(request.url): \(deadlineReason)") }
         return result
+    }
+}
+
+/// When a whole run must end (`--max-run-time`), counted from its start, and
+/// how to say so.
+public struct RunDeadline: Sendable {
+    public var instant: ContinuousClock.Instant
+    public var reason: String
+
+    public init(instant: ContinuousClock.Instant, reason: String) {
+        self.instant = instant
+        self.reason = reason
     }
 }
 

@@ -43,7 +43,7 @@ public enum RemoteManifest {
     /// `trustedKeys`, `channels` are the audiences besides the URL itself.
     public static func fetch(
         _ raw: String, store: CacheStore, limits: TransferLimits, headers: [String] = [], trustedKeys: TrustedKeys? = nil,
-        channels: [String] = [],
+        channels: [String] = [], runDeadline: RunDeadline? = nil,
         logger: Logger = Logger(label: "AssetCache", factory: { _ in SwiftLogNoOpLogHandler() }),
         now: Double = Date().timeIntervalSince1970
     ) async throws(Failure) -> Manifest {
@@ -53,7 +53,8 @@ public enum RemoteManifest {
         } catch {
             throw .unavailable("'\(raw)' is not an http(s) URL")
         }
-        let fetcher = RemoteDocumentFetcher(store: store, limits: limits, headers: headers, origin: url, logger: logger)
+        let fetcher = RemoteDocumentFetcher(
+            store: store, limits: limits, headers: headers, origin: url, logger: logger, runDeadline: runDeadline)
         defer { fetcher.close() }
 
         let manifest: RemoteDocument

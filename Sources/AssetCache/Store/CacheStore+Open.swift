@@ -32,7 +32,7 @@ extension CacheStore {
         } catch {
             throw .io(error.description)
         }
-        let deadline = ContinuousClock.now + .milliseconds(Int64(max(0, wait) * 1000))
+        let deadline = ContinuousClock.now + CheckedNumber.duration(seconds: wait)
         var waiting = false
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let code = errno

@@ -26,12 +26,12 @@ struct Freshness: Equatable {
         let directives = Self.directives(cacheControl)
         mayStore = directives["no-store"] == nil
         let responseDate = date.flatMap(HTTPDate.parse) ?? receivedAt
-        let currentAge = max(0, age.flatMap { Double($0.trimmed()) } ?? 0)
+        let currentAge = age.flatMap { CheckedNumber.deltaSeconds($0.trimmed()) } ?? 0
 
         let explicit: Double?
         if directives["no-cache"] != nil {
             explicit = 0
-        } else if let maxAge = directives["max-age"].flatMap({ $0.flatMap(Double.init) }) {
+        } else if let maxAge = directives["max-age"].flatMap({ $0.flatMap(CheckedNumber.deltaSeconds) }) {
             explicit = maxAge
         } else if let expires {
             // An invalid Expires (e.g. "0") means already expired (RFC 9111 §5.3).

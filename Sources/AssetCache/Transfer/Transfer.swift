@@ -146,7 +146,7 @@ final class Transfer: TransferQueueItem {
         set(ccurl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(limits.maxTime)))
         if limits.stallTimeout > 0, limits.stallBytesPerSecond > 0 {
             set(ccurl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, limits.stallBytesPerSecond))
-            set(ccurl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, Int(limits.stallTimeout.rounded(.up)))))
+            set(ccurl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, Int((CheckedNumber.milliseconds(limits.stallTimeout) + 999) / 1000))))
         }
         // libcurl 7.88 checks this only against a Content-Length it was told;
         // the write callback enforces the cap on what actually arrives.
@@ -388,7 +388,7 @@ final class Transfer: TransferQueueItem {
 
     /// 0 is libcurl's "no limit" (for connecting: its 300 s default).
     private static func milliseconds(_ seconds: Double) -> Int {
-        seconds > 0 ? max(1, Int((seconds * 1000).rounded(.up))) : 0
+        Int(CheckedNumber.milliseconds(seconds))
     }
 
     /// An https URL that led to one of another scheme.

@@ -239,7 +239,7 @@ final class TransferLoop {
         case .retry(let seconds):
             transfer.request.observer?.willRetry(transfer.request.url, after: failure.failure, attempt: transfer.attempts, in: seconds)
             transfer.prepareRetry()
-            transfer.retryAt = clock.now.advanced(by: .milliseconds(Int64((seconds * 1000).rounded())))
+            transfer.retryAt = clock.now.advanced(by: CheckedNumber.duration(seconds: seconds))
             waiting.append(transfer)
         }
     }

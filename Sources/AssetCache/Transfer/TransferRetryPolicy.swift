@@ -45,9 +45,7 @@ struct TransferRetryPolicy: Sendable {
     /// nil when it is neither, so the ordinary backoff applies.
     static func seconds(fromRetryAfter value: String, now: time_t) -> Double? {
         let trimmed = ResponseHead.trimmed(value)
-        if !trimmed.isEmpty, trimmed.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) {
-            return Double(trimmed) ?? .infinity
-        }
+        if let seconds = CheckedNumber.deltaSeconds(trimmed) { return seconds }
         guard let date = HTTPDate.parse(trimmed, now: Double(now)) else { return nil }
         return max(0, date - Double(now))
     }

@@ -130,8 +130,13 @@ struct JSONTokenizer: ~Copyable {
             }
             guard position < count, isDigit(base[position]) else { throw fault("expected a digit in the exponent") }
             var exponent: UInt64 = 0
-            exact = accumulate(&exponent) <= 4 && exact
-            scale += exponentNegative ? -Int(exponent) : Int(exponent)
+            // More than four digits may have wrapped `exponent`: such a number is
+            // left to the slow path whole, never turned into a scale.
+            if accumulate(&exponent) <= 4 {
+                scale += exponentNegative ? -Int(exponent) : Int(exponent)
+            } else {
+                exact = false
+            }
         }
         // Both operands exact and one rounding: the correctly rounded result, as strtod gives.
         if exact, mantissa < 1 << 53, let power = Self.powersOfTen.indices.contains(abs(scale)) ? Self.powersOfTen[abs(scale)] : nil {
