@@ -31,6 +31,15 @@ struct Run: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Disk budget for objects and trees (K, M, G suffixes); remembered for later gc and status.", valueName: "size"))
     var budget: ByteSize?
 
+    @Option(help: ArgumentHelp(
+        "Re-read at least this much of the cache each run to find bytes that rotted at rest (K, M, G suffixes).",
+        discussion: "The scrub re-reads the objects and trees checked longest ago, the larger of --scrub-bytes and --scrub-percent of the cache, before the run fetches; what is damaged is removed and fetched again. 0 and 0 turn it off.",
+        valueName: "size"))
+    var scrubBytes = ByteSize(bytes: ScrubPolicy().minimumBytes)
+
+    @Option(help: ArgumentHelp("Re-read at least this percentage of the cache each run (0-100).", valueName: "percent"))
+    var scrubPercent = ScrubPolicy().percent
+
     @Flag(help: "Readiness from the cache alone: no network.")
     var offline = false
 
@@ -98,6 +107,7 @@ struct Run: AsyncParsableCommand {
         guard maxAssetSize.bytes > 0 else { throw ValidationError("--max-asset-size must be at least 1 byte") }
         guard maxUnpackedSize.bytes > 0 else { throw ValidationError("--max-unpacked-size must be at least 1 byte") }
         guard (0...100).contains(retries) else { throw ValidationError("--retries must be between 0 and 100") }
+        guard (0...100).contains(scrubPercent) else { throw ValidationError("--scrub-percent must be between 0 and 100") }
         guard (0...1000).contains(maxRedirects) else { throw ValidationError("--max-redirs must be between 0 and 1000") }
         if let limitRate, limitRate.bytes < 1 { throw ValidationError("--limit-rate must be at least 1 byte per second") }
         if let problem = headers.lazy.compactMap(\.problem).first { throw ValidationError(problem) }
@@ -158,6 +168,7 @@ struct Run: AsyncParsableCommand {
             options.transfer.limitRate = limitRate?.bytes
             options.transfer.caCertFile = cacert
             options.budget = budget?.bytes
+            options.scrub = ScrubPolicy(minimumBytes: scrubBytes.bytes, percent: scrubPercent)
             options.offline = offline
             options.logger = common.logger
             let progress = ProgressLine.start(quiet: common.quiet, json: output.json)

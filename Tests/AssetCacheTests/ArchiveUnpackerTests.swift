@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Testing
 
@@ -16,12 +17,17 @@ import Testing
 
         #expect(try scratch.tree("out") == Self.bundleFiles)
         var total: Int64 = 0
+        var digests: [String: String] = [:]
         for file in Self.bundleFiles where !file.hasSuffix("/") {
             let expected = try F.bytes(F.html("bundle/" + file))
             #expect(try F.bytes(target + "/" + file) == expected, "\(file)")
             total += Int64(expected.count)
+            digests[file] = SHA256.hash(data: expected).map { String(format: "%02x", $0) }.joined()
         }
-        #expect(info == ArchiveInfo(entries: entries, files: 4, unpackedBytes: total))
+        #expect(info.entries == entries && info.files == 4)
+        #expect(info.unpackedBytes == total)
+        // The tree's digest list is of the bytes written, file by file.
+        #expect(Dictionary(uniqueKeysWithValues: info.digests.map { ($0.path, $0.sha256) }) == digests)
         #expect(try ImageValidator.validate(path: target + "/img/logo.png").get() == ImageInfo(format: .png, width: 16, height: 16))
     }
 

@@ -23,6 +23,7 @@ import Testing
             "--trusted-key": "SignedManifestTests", "--metrics-file": "MetricsFileTests",
             "--audience": "ManifestFreshnessTests", "--require-integrity": "DowngradeAndSecretsTests",
             "--allow-keylog": "DowngradeAndSecretsTests",
+            "--scrub-bytes": "ScrubTests", "--scrub-percent": "ScrubTests",
         ],
         "plan": [
             "--trusted-key": "SignedManifestTests", "--audience": "ManifestFreshnessTests",

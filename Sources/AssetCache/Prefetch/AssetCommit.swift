@@ -19,6 +19,8 @@ struct AssetCommit {
         var item: AssetPlan.Item
         var download: FileLocation
         var tree: FileLocation?
+        /// The tree's digest list (``TreeDigestList``), in `tmp/` beside it.
+        var treeDigests: FileLocation?
         var result: TransferResult
     }
 
@@ -28,11 +30,13 @@ struct AssetCommit {
         // An empty body never triggered the write callback, so no file was made.
         if tmp.status(download.name) == nil, let fd = try? tmp.openFile(download.name, O_CREAT | O_WRONLY, mode: 0o600) { close(fd) }
         var tree: FileLocation?
+        var treeDigests: FileLocation?
         var valid = false
         defer {
             if !valid {
                 tmp.unlink(download.name)
                 if let tree { try? tree.directory.remove(tree.name) }
+                if let treeDigests { tmp.unlink(treeDigests.name) }
             }
         }
         if let pin = integrity[item.url], CacheStore.hex(pin) != result.sha256 {
@@ -52,7 +56,8 @@ struct AssetCommit {
                     if !store.hasTree(result.sha256) {
                         let unpacked = store.temporaryFile("tree")
                         tree = unpacked
-                        _ = try ArchiveUnpacker.unpack(zipPath: path, into: unpacked, limits: options.archive).get()
+                        let info = try ArchiveUnpacker.unpack(zipPath: path, into: unpacked, limits: options.archive).get()
+                        treeDigests = try writeDigestList(info.digests)
                     }
                 }
             } catch {
@@ -67,7 +72,17 @@ struct AssetCommit {
             return .failure(failure)
         case .success?:
             valid = true
-            return .success(Validated(item: item, download: download, tree: tree, result: result))
+            return .success(Validated(item: item, download: download, tree: tree, treeDigests: treeDigests, result: result))
+        }
+    }
+
+    /// Flushed with the tree by its batch, like the ref files.
+    private func writeDigestList(_ files: [TreeDigestList.File]) throws(AssetFailure) -> FileLocation {
+        do throws(FileSystem.Failure) {
+            let name = try FileSystem.writeTemporary(TreeDigestList.encode(files), in: store.tmp, mode: 0o644, sync: false)
+            return FileLocation(store.tmp, name)
+        } catch {
+            throw AssetFailure(.storage, "cannot write the tree's digest list: \(error)")
         }
     }
 
@@ -90,7 +105,9 @@ struct AssetCommit {
             url: item.url.string, object: result.sha256, etag: result.headers.etag,
             lastModified: result.headers.lastModified, fetchedAt: now, maxAge: freshness.lifetime,
             bytes: result.bytes, kind: item.kind) : nil
-        return PendingCommit(url: item.url, download: validated.download, sha256: result.sha256, tree: validated.tree, ref: ref)
+        return PendingCommit(
+            url: item.url, download: validated.download, sha256: result.sha256, tree: validated.tree,
+            treeDigests: validated.treeDigests, ref: ref)
     }
 
     /// Where a committed asset is: its object, or for a ZIP its tree.

@@ -44,6 +44,9 @@ public struct PrefetchOptions: Sendable {
     public var offline = false
     /// Bytes of objects and trees to keep; nil uses the budget remembered in the cache.
     public var budget: Int64?
+    /// How much of the cache the run re-reads before it starts, so that bytes
+    /// that rotted at rest are found and fetched again (``ScrubPolicy``).
+    public var scrub = ScrubPolicy()
     /// Called with the run's progress: once at the start, as each asset finishes,
     /// and as bytes arrive (at most ten times a second). Calls never overlap and
     /// come from the run's own tasks, so keep the closure quick: hand the value to

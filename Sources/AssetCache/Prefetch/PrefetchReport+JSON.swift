@@ -40,6 +40,23 @@ extension PrefetchReport {
                 json.key("downloaded_bytes"); json.integer(totals.downloadedBytes)
                 json.key("connections"); json.integer(totals.connections)
             }
+            if let scrub {
+                json.key("scrub")
+                json.object { json in
+                    json.key("objects"); json.integer(scrub.objects)
+                    json.key("trees"); json.integer(scrub.trees)
+                    json.key("bytes_read"); json.integer(scrub.bytesRead)
+                    json.key("cache_bytes"); json.integer(scrub.cacheBytes)
+                    json.key("damaged")
+                    json.array(scrub.damaged) { json, problem in
+                        json.object { json in
+                            json.key("kind"); json.string(problem.kind.rawValue)
+                            json.key("path"); json.string(problem.path)
+                            json.key("problem"); json.string(problem.problem)
+                        }
+                    }
+                }
+            }
         }
     }
 }

@@ -9,6 +9,8 @@ public struct PrefetchReport: Sendable, Encodable {
     public var assets: [AssetRecord]
     /// The eviction pass that ended the run, if one ran.
     public var garbageCollection: GarbageCollection?
+    /// What the run's scrub re-read and found; nil for `plan` and when turned off.
+    public var scrub: ScrubResult?
     /// Every body byte received in the run, failed and partial attempts and error
     /// pages included: what the run cost the network, not what it stored.
     public var downloadedBytes: Int64 = 0
@@ -87,7 +89,7 @@ public struct PrefetchReport: Sendable, Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case version, messages, assets, totals
+        case version, messages, assets, totals, scrub
         case cacheDirectory = "cache_dir"
         case durationMs = "duration_ms"
     }
@@ -100,6 +102,28 @@ public struct PrefetchReport: Sendable, Encodable {
         try container.encode(messages, forKey: .messages)
         try container.encode(assets, forKey: .assets)
         try container.encode(totals, forKey: .totals)
+        try container.encodeIfPresent(scrub, forKey: .scrub)
+    }
+}
+
+extension ScrubResult: Encodable {
+    enum CodingKeys: String, CodingKey {
+        case objects, trees, damaged
+        case bytesRead = "bytes_read"
+        case cacheBytes = "cache_bytes"
+    }
+
+    private struct Damage: Encodable {
+        var kind, path, problem: String
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(objects, forKey: .objects)
+        try container.encode(trees, forKey: .trees)
+        try container.encode(bytesRead, forKey: .bytesRead)
+        try container.encode(cacheBytes, forKey: .cacheBytes)
+        try container.encode(damaged.map { Damage(kind: $0.kind.rawValue, path: $0.path, problem: $0.problem) }, forKey: .damaged)
     }
 }
 

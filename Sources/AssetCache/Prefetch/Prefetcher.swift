@@ -39,8 +39,10 @@ public final class Prefetcher: Sendable {
     public func run(_ manifest: Manifest) async throws(StoreError) -> PrefetchReport {
         let started = ContinuousClock.now
         let now = options.now ?? Date().timeIntervalSince1970
-        let plan = AssetPlan(manifest: manifest, now: now)
         let logger = options.logger
+        // First, so that what it finds damaged is fetched again by this run.
+        let scrub = options.scrub.isOff ? nil : store.scrub(options.scrub, now: Date().timeIntervalSince1970)
+        let plan = AssetPlan(manifest: manifest, now: now)
         for warning in manifest.warnings { logger.warning("\(warning)") }
         logger.info("\(options.offline ? "looking up" : "prefetching") \(plan.fetch.count) assets of \(manifest.actions.count) messages in \(store.root)")
         let (engine, engineFailure) = startEngine()
@@ -113,6 +115,7 @@ public final class Prefetcher: Sendable {
             durationMs: pipeline.elapsedMs())
         report.downloadedBytes = observer.receivedBytes
         report.connections = engine?.connectionsOpened ?? 0
+        report.scrub = scrub
         report.garbageCollection = try remember(report, plan: plan)
         return report
     }

@@ -15,6 +15,9 @@ public enum RunMetrics {
     public static let duration = "prefetch_last_run_duration_seconds"
     public static let cacheBytes = "prefetch_cache_bytes"
     public static let cacheBudget = "prefetch_cache_budget_bytes"
+    public static let scrubReadBytes = "prefetch_scrub_read_bytes_total"
+    public static let scrubChecked = "prefetch_scrub_checked_total"
+    public static let scrubDamaged = "prefetch_scrub_damaged_total"
 
     /// The help text of each metric recorded here, for backends that print one.
     public static let help: [String: String] = [
@@ -27,6 +30,9 @@ public enum RunMetrics {
         duration: "Duration of the last run's fetching, validating and committing.",
         cacheBytes: "Bytes of objects and unpacked trees in the cache after the last run's eviction.",
         cacheBudget: "The cache's disk budget.",
+        scrubReadBytes: "Bytes the scrub re-read from the cache to check them.",
+        scrubChecked: "Objects and unpacked trees the scrub re-read, by what.",
+        scrubDamaged: "Objects and unpacked trees the scrub found damaged (and removed, to fetch again).",
     ]
 
     /// Discard reasons a run can decide; the display-time ones belong to the delivery engine.
@@ -62,6 +68,12 @@ public enum RunMetrics {
         Counter(label: attempts, dimensions: dimensions, factory: factory).increment(by: report.assets.reduce(0) { $0 + $1.attempts })
         Counter(label: connections, dimensions: dimensions, factory: factory).increment(by: totals.connections)
         Gauge(label: duration, dimensions: dimensions, factory: factory).record(Double(report.durationMs) / 1000)
+        if let scrub = report.scrub {
+            Counter(label: scrubReadBytes, dimensions: dimensions, factory: factory).increment(by: scrub.bytesRead)
+            Counter(label: scrubChecked, dimensions: dimensions + [("what", "object")], factory: factory).increment(by: scrub.objects)
+            Counter(label: scrubChecked, dimensions: dimensions + [("what", "tree")], factory: factory).increment(by: scrub.trees)
+            Counter(label: scrubDamaged, dimensions: dimensions, factory: factory).increment(by: scrub.damaged.count)
+        }
         if let collection = report.garbageCollection {
             recordCache(bytes: collection.bytesAfter, budget: collection.budget, dimensions: dimensions, factory: factory)
         }

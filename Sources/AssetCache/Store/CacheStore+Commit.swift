@@ -34,30 +34,6 @@ extension CacheStore {
         return objectPath(sha256)
     }
 
-    /// Moves a fully unpacked tree into `trees/`; its presence there means complete.
-    /// A tree that is not committed is removed whole, at any depth.
-    package func commitTree(from temporary: FileLocation, sha256: String) throws(StoreError) -> String {
-        do throws(FileSystem.Failure) {
-            let shard = try makeShard(of: sha256, in: trees)
-            if !treeIsPresent(sha256, in: shard) {
-                try temporary.directory.openDirectory(temporary.name).syncTree()
-                do throws(FileSystem.Failure) {
-                    try moveIntoShard(temporary, shard, as: sha256)
-                    return treePath(sha256)
-                } catch where (error.code == ENOTEMPTY || error.code == EEXIST) && shard.isDirectory(sha256) {
-                    // The same ZIP under another URL was committed at the same moment.
-                }
-            }
-            try temporary.directory.remove(temporary.name)
-            // As for objects: durable before a ref names it, whoever renamed it.
-            try shard.sync()
-        } catch {
-            try? temporary.directory.remove(temporary.name)
-            throw .io(error.description)
-        }
-        return treePath(sha256)
-    }
-
     /// Written last: once a ref names an object, the object is already durable.
     package func writeRef(_ ref: AssetRef, for url: AssetURL) throws(StoreError) {
         let bytes = try encode(ref, for: url)

@@ -79,6 +79,11 @@ struct CommitBatch: Sendable {
                 if store.treeIsPresent(entry.sha256, in: shard) {
                     present[shard.path] = shard
                 } else if claimed.insert(shard.path(of: entry.sha256)).inserted {
+                    // The list first: a tree in place always has one; a list
+                    // left alone by a power cut is swept by the next scrub.
+                    if let digests = entry.treeDigests {
+                        moves.append(Move(from: digests, shard: shard, name: entry.sha256 + TreeDigestList.suffix, isTree: false))
+                    }
                     moves.append(Move(from: tree, shard: shard, name: entry.sha256, isTree: true))
                 }
             }
@@ -127,7 +132,9 @@ struct CommitBatch: Sendable {
         for (index, item) in staged.enumerated() {
             let entry = item.entry
             let object = entry.download.flatMap { _ in failed[store.objectPath(entry.sha256)] }
-            let tree = entry.tree.flatMap { _ in failed[store.treePath(entry.sha256)] }
+            let tree = entry.tree.flatMap { _ in
+                failed[store.treePath(entry.sha256)] ?? failed[store.treePath(entry.sha256) + TreeDigestList.suffix]
+            }
             if failures[index] == nil, let failure = object ?? tree {
                 failures[index] = .io(failure)
             }
@@ -178,6 +185,7 @@ struct CommitBatch: Sendable {
         for (index, item) in staged.enumerated() {
             if let download = item.entry.download, !moved.contains(download.path) { download.directory.unlink(download.name) }
             if let tree = item.entry.tree, !moved.contains(tree.path) { try? tree.directory.remove(tree.name) }
+            if let digests = item.entry.treeDigests, !moved.contains(digests.path) { digests.directory.unlink(digests.name) }
             // A ref that failed, or whose object or tree did not arrive, is not published.
             if let temporary = item.refTemporary, !published.contains(index) { store.tmp.unlink(temporary) }
         }

@@ -78,6 +78,8 @@ extension CacheStore {
         let doomed = temporaryFile("evicted")
         do {
             try shard.rename(sha, to: doomed.directory, as: doomed.name)
+            // After the tree: a tree in place always has its list.
+            shard.unlink(sha + TreeDigestList.suffix)
             try doomed.directory.remove(doomed.name)
         } catch {
             logger.warning("could not remove the tree \(shard.path(of: sha)): \(error)")

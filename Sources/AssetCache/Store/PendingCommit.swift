@@ -6,6 +6,8 @@ struct PendingCommit: Sendable {
     var download: FileLocation? = nil
     var sha256: String
     var tree: FileLocation? = nil
+    /// The tree's digest list, renamed into its shard just before the tree.
+    var treeDigests: FileLocation? = nil
     /// nil for a `no-store` response: its bytes serve this run only.
     var ref: AssetRef?
 }

@@ -21,6 +21,10 @@ public struct CacheProblem: Sendable, Equatable, CustomStringConvertible {
         case objectUnreadable = "object_unreadable"
         case treeWithoutObject = "tree_without_object"
         case treeUnsafeEntry = "tree_unsafe_entry"
+        case treeUnlisted = "tree_unlisted"
+        case treeFileCorrupt = "tree_file_corrupt"
+        case treeFileMissing = "tree_file_missing"
+        case treeFileUnexpected = "tree_file_unexpected"
         case refUnreadable = "ref_unreadable"
         case refMisnamed = "ref_misnamed"
         case refDangling = "ref_dangling"
@@ -59,9 +63,7 @@ extension CacheStore {
             problems.append(problem(.treeWithoutObject, treePath(sha), "has no ZIP object beside it", [.tree(sha)]))
         }
         for sha in treeNames() {
-            if let bad = firstNonRegularEntry(ofTree: sha) {
-                problems.append(problem(.treeUnsafeEntry, bad, "is not a regular file or directory", [.tree(sha)]))
-            }
+            if let damage = checkTree(sha).problem { problems.append(damage) }
         }
         for name in refNames() {
             if let problem = checkRef(name, goodObjects: goodObjects) { problems.append(problem) }
@@ -71,7 +73,11 @@ extension CacheStore {
 
     /// Removes what each problem names, links as themselves; the next run refetches those URLs.
     public func repair(_ problems: [CacheProblem]) {
-        for entry in problems.flatMap(\.entries) {
+        remove(problems.flatMap(\.entries))
+    }
+
+    func remove(_ entries: [CacheProblem.Entry]) {
+        for entry in entries {
             switch entry {
             case .object(let sha): shard(of: sha, in: objects)?.unlink(sha)
             case .tree(let sha): removeTree(sha)
@@ -80,7 +86,7 @@ extension CacheStore {
         }
     }
 
-    private func problem(_ kind: CacheProblem.Kind, _ path: String, _ text: String, _ entries: [CacheProblem.Entry]) -> CacheProblem {
+    func problem(_ kind: CacheProblem.Kind, _ path: String, _ text: String, _ entries: [CacheProblem.Entry]) -> CacheProblem {
         let paths = entries.map { entry in
             switch entry {
             case .object(let sha): objectPath(sha)
@@ -113,11 +119,19 @@ extension CacheStore {
 
     /// The SHA-256 of an object's bytes, read without following a link.
     func sha256(ofObject sha: String) -> String? {
-        guard let shard = shard(of: sha, in: objects), let fd = try? shard.openFile(sha, O_RDONLY | O_NONBLOCK) else { return nil }
+        guard let shard = shard(of: sha, in: objects) else { return nil }
+        return Self.sha256(ofFile: sha, in: shard)?.sha256
+    }
+
+    /// The SHA-256 and size of a regular file, read without following a link;
+    /// nil when it is anything else or cannot be read.
+    static func sha256(ofFile name: String, in directory: Directory) -> (sha256: String, bytes: Int64)? {
+        guard let fd = try? directory.openFile(name, O_RDONLY | O_NONBLOCK) else { return nil }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
         var hasher = SHA256()
+        var bytes: Int64 = 0
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
@@ -125,25 +139,52 @@ extension CacheStore {
             guard n >= 0 else { return nil }
             if n == 0 { break }
             buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[..<n])) }
+            bytes += Int64(n)
         }
-        return Self.hex(hasher.finalize())
+        return (hex(hasher.finalize()), bytes)
     }
 
-    /// The first entry of a tree that is neither a regular file nor a directory
-    /// (a link, a device), at any depth.
-    private func firstNonRegularEntry(ofTree sha: String) -> String? {
-        guard let shard = shard(of: sha, in: trees) else { return nil }
-        guard shard.isDirectory(sha), let tree = try? shard.openDirectory(sha) else { return shard.path(of: sha) }
-        var found: String?
+    /// Every file of a tree re-read and compared with its digest list
+    /// (``TreeDigestList``): the first thing wrong, and the bytes read.
+    func checkTree(_ sha: String) -> (problem: CacheProblem?, bytesRead: Int64) {
+        let damaged = { (kind: CacheProblem.Kind, path: String, text: String) in
+            self.problem(kind, path, text, [.tree(sha)])
+        }
+        guard let shard = shard(of: sha, in: trees) else { return (nil, 0) }
+        let root = shard.path(of: sha)
+        guard shard.isDirectory(sha), let tree = try? shard.openDirectory(sha) else {
+            return (damaged(.treeUnsafeEntry, root, "is not a regular file or directory"), 0)
+        }
+        let listName = sha + TreeDigestList.suffix
+        guard let list = shard.contents(of: listName, limit: TreeDigestList.maxSize).flatMap(TreeDigestList.decode) else {
+            return (damaged(.treeUnlisted, root, "has no readable digest list (\(listName)) to check its files against"), 0)
+        }
+        var unseen = list
+        var bytesRead: Int64 = 0
+        var found: CacheProblem?
         do throws(FileSystem.Failure) {
             try tree.walk(entry: { directory, name, info throws(FileSystem.Failure) in
-                guard info.st_mode & S_IFMT != S_IFREG else { return }
-                found = directory.path(of: name)
-                throw FileSystem.Failure(operation: "stop", path: found!, code: 0)
+                let path = directory.path(of: name)
+                let relative = String(path.dropFirst(root.count + 1))
+                if info.st_mode & S_IFMT != S_IFREG {
+                    found = damaged(.treeUnsafeEntry, path, "is not a regular file or directory")
+                } else if let expected = unseen.removeValue(forKey: relative) {
+                    let actual = Self.sha256(ofFile: name, in: directory)
+                    bytesRead += actual?.bytes ?? 0
+                    if actual?.sha256 != expected {
+                        found = damaged(.treeFileCorrupt, path, actual.map { "content hashes to \($0.sha256), not \(expected) as unpacked" } ?? "cannot be read")
+                    }
+                } else {
+                    found = damaged(.treeFileUnexpected, path, "is not a file of the unpacked ZIP")
+                }
+                if found != nil { throw FileSystem.Failure(operation: "stop", path: path, code: 0) }
             }, leave: { _, _, _ in })
         } catch {
-            return found
+            return (found ?? damaged(.treeUnsafeEntry, root, "cannot be read: \(error)"), bytesRead)
         }
-        return nil
+        if let missing = unseen.keys.min() {
+            return (damaged(.treeFileMissing, "\(root)/\(missing)", "is missing from the unpacked ZIP"), bytesRead)
+        }
+        return (nil, bytesRead)
     }
 }

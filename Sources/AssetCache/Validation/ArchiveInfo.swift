@@ -5,6 +5,9 @@ package struct ArchiveInfo: Sendable, Equatable {
     /// Regular files written.
     package var files: Int
     package var unpackedBytes: Int64
+    /// The SHA-256 of each file as it was written, for the tree's digest list
+    /// (``TreeDigestList``): what the scrub and `verify` compare the tree against.
+    package var digests: [TreeDigestList.File] = []
 
     package init(entries: Int, files: Int, unpackedBytes: Int64) {
         self.entries = entries

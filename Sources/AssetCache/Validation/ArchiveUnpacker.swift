@@ -1,3 +1,5 @@
+import Crypto
+
 /// Checks a downloaded ZIP of HTML assets and unpacks it (docs/limits.md). Every
 /// entry is checked from the central directory before the first byte is written;
 /// the bytes are then streamed, never held whole, and capped at what was declared.
@@ -97,15 +99,17 @@ package enum ArchiveUnpacker {
                 try tree.makeDirectory(item.components)
                 continue
             }
-            let written = try copy(item, from: archive, into: tree, buffer: buffer, total: info.unpackedBytes, limits: limits)
+            let (written, sha256) = try copy(item, from: archive, into: tree, buffer: buffer, total: info.unpackedBytes, limits: limits)
             info.files += 1
             info.unpackedBytes += written
+            info.digests.append(TreeDigestList.File(path: item.components.joined(separator: "/"), sha256: sha256))
         }
         return info
     }
 
     /// Copies one entry, reading on to the end even after the declared size so that
-    /// libzip's CRC and size checks run (libzip 1.7 checks only at EOF).
+    /// libzip's CRC and size checks run (libzip 1.7 checks only at EOF); its size
+    /// and the SHA-256 of the bytes written, hashed on the way rather than re-read.
     private static func copy(
         _ item: ArchiveEntryChecks.Planned,
         from archive: ZipArchive,
@@ -113,10 +117,11 @@ package enum ArchiveUnpacker {
         buffer: UnsafeMutableRawBufferPointer,
         total: Int64,
         limits: ArchiveLimits
-    ) throws(AssetFailure) -> Int64 {
+    ) throws(AssetFailure) -> (Int64, String) {
         let entry = item.entry
         let reader = try archive.open(entry)
         let output = try tree.createFile(item.components)
+        var hasher = SHA256()
         var written: Int64 = 0
         while true {
             let count = try reader.read(into: buffer)
@@ -127,12 +132,14 @@ package enum ArchiveUnpacker {
             guard total + written + Int64(count) <= limits.maxUnpackedSize else {
                 throw AssetFailure(.archiveLimits, "archive unpacks to more than \(limits.maxUnpackedSize) bytes")
             }
-            try output.write(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+            let chunk = UnsafeRawBufferPointer(rebasing: buffer[..<count])
+            try output.write(chunk)
+            hasher.update(bufferPointer: chunk)
             written += Int64(count)
         }
         guard written == entry.size else {
             throw AssetFailure(.invalidArchive, "entry \(entry.quotedName) has \(written) bytes, not the \(entry.size) declared")
         }
-        return written
+        return (written, CacheStore.hex(hasher.finalize()))
     }
 }
