@@ -36,6 +36,6 @@ import Testing
         #expect(encoded != nil)
         #expect(written == encoded)
         #expect((written?["totals"] as? NSDictionary)?["connections"] as? Int == 3)
-        #expect(String(decoding: report.prettyJSON(), as: UTF8.self).hasPrefix("{\n  \"version\" : \"1.0.0\",\n  \"cache_dir\" : \"/cache/dir\","))
+        #expect(String(decoding: report.prettyJSON(), as: UTF8.self).hasPrefix("{\n  \"version\" : \"1.1.0\",\n  \"cache_dir\" : \"/cache/dir\","))
     }
 }

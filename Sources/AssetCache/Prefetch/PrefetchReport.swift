@@ -1,7 +1,7 @@
 /// The result of a run, encoded as the JSON report of docs/report.md.
 public struct PrefetchReport: Sendable, Encodable {
     /// The report format's version, bumped when keys change meaning.
-    public static let formatVersion = "1.0.0"
+    public static let formatVersion = "1.1.0"
 
     public var cacheDirectory: String
     public var durationMs: Int
