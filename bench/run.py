@@ -109,6 +109,17 @@ class Bench:
         self.add("B" + tag, b.seconds)
         self.notes["B" + tag] = self.outcomes(report)
         if not no_cache:
+            # S: what the scrub costs a warm run — B again without it, and with
+            # a slice of the whole cache — and how much of the cache B re-read.
+            self.add("S_read", report["scrub"]["bytes_read"])
+            self.add("S_cache", report["scrub"]["cache_bytes"])
+            off, _ = self.prefetch(["run", manifest, "--scrub-bytes", "0", "--scrub-percent", "0"], cache,
+                                   expect_ready=len(self.assets))
+            self.add("S_off", off.seconds)
+            full, full_report = self.prefetch(["run", manifest, "--scrub-percent", "100"], cache,
+                                              expect_ready=len(self.assets))
+            self.add("S_full", full.seconds)
+            self.add("S_full_read", full_report["scrub"]["bytes_read"])
             # Three of each per round: single runs of ~0.1 s are the noisiest numbers here.
             for _ in range(3):
                 for count in (1000, 10000):

@@ -86,6 +86,14 @@ def table(bench, rounds):
     row("B  warm run, same manifest", ms(s["B"]), note=bench.notes.get("B", ""))
     row("A' cold run, server sends no-cache", ms(s["A'"]), note=bench.notes.get("A'", ""))
     row("B' warm run, server sends no-cache", ms(s["B'"]), note=bench.notes.get("B'", ""))
+    mib_bytes = lambda b: f"{b / 1048576:.1f} MiB"
+    scrub_cost = s["B"] - s["S_off"]
+    row("S  warm run B without the scrub", ms(s["S_off"]), note="--scrub-bytes 0 --scrub-percent 0")
+    row("S  the scrub's share of B", ms(scrub_cost),
+        note=f"{mib_bytes(s['S_read'])} of the cache's {mib_bytes(s['S_cache'])} re-read (the default slice)")
+    row("S  warm run re-reading the whole cache", ms(s["S_full"]),
+        note=f"--scrub-percent 100: {mib_bytes(s['S_full_read'])}, "
+             f"{s['S_full_read'] / 1048576 / max(s['S_full'] - s['S_off'], 1e-3):.0f} MiB/s over B without the scrub")
     row("C  plan --json, 1,000 messages", ms(s["C1000"]))
     row("C  plan --json, 10,000 messages", ms(s["C10000"]), "<= 120 ms", s["C10000"] <= 0.120)
     row("C  plan (text report), 10,000 messages", ms(s["C10000_text"]), "<= 120 ms", s["C10000_text"] <= 0.120)
