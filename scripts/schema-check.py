@@ -5,7 +5,8 @@
     scripts/schema-check.py --validate SCHEMA FILE   one saved output, e.g. report out.json
 
 `make test` runs it after `swift test`. With the fixture server on loopback and
-throwaway caches it makes: the demo's report; runs of a manifest with one
+throwaway caches it makes: the demo's report; a run and a plan of the manifest
+that uses one URL as two kinds (one entry per kind); runs of a manifest with one
 message per fault route, so that every outcome and every error kind the routes
 can cause appears; `plan`, `status`, `verify`, `gc` and `simulate` with --json.
 Each output must validate, keep its keys in the schema's order, and together
@@ -326,6 +327,19 @@ def main():
         demo_cache = os.path.join(work, "demo-cache")
         report("demo run", "run", demo_path, "--cache-dir", demo_cache)
         report("demo plan", "plan", demo_path, "--cache-dir", demo_cache)
+
+        # One URL used as two kinds: two entries for it, one per kind.
+        with open(os.path.join(ROOT, "fixtures", "manifests", "two-kinds.json")) as f:
+            two_kinds = f.read().replace("http://fixtures.test", server.url)
+        two_kinds_path = os.path.join(work, "two-kinds.json")
+        with open(two_kinds_path, "w") as f:
+            f.write(two_kinds)
+        two_kinds_cache = os.path.join(work, "two-kinds-cache")
+        for what, command in [("two kinds run", "run"), ("two kinds plan", "plan")]:
+            instance = report(what, command, two_kinds_path, "--cache-dir", two_kinds_cache)
+            kinds = instance and [a["kind"] for a in instance["assets"]]
+            if instance is not None and kinds != ["image", "archive"]:
+                fail(f"{what}: the URL used as two kinds has the entries {kinds}, not one per kind")
 
         faults_path = os.path.join(work, "faults.json")
         with open(faults_path, "w") as f:

@@ -25,6 +25,21 @@ import Testing
         #expect(AssetRef(json: try written(bare)) == bare)
     }
 
+    /// A ref of one kind is written as before `kinds` existed, so that older
+    /// readers read it; one of several kinds lists them all.
+    @Test func kindsAreWrittenOnlyWhenThereAreSeveral() throws {
+        #expect(!String(decoding: try written(ref), as: UTF8.self).contains("kinds"))
+        var both = ref
+        both.passedKinds = AssetKinds([.file, .archive])
+        let text = String(decoding: try written(both), as: UTF8.self)
+        #expect(text.contains(#""kind":"archive","kinds":["archive","file"]"#), "\(text)")
+        #expect(AssetRef(json: try written(both)) == both)
+        #expect(AssetRef(json: try written(both))?.passedKinds == AssetKinds([.archive, .file]))
+        // One kind listed alone says what `kind` says.
+        let single = #"{"url":"http://e.com/a","object":"ab","bytes":1,"kind":"image","kinds":["image"],"fetched_at":5}"#
+        #expect(AssetRef(json: Array(single.utf8))?.passedKinds == AssetKinds(.image))
+    }
+
     @Test func unknownKeysAndNullOptionalsAreAccepted() {
         let text = #"{"url":"http://e.com/a","object":"ab","bytes":1,"kind":"image","fetched_at":5,"etag":null,"later":[1,{"x":2}]}"#
         let read = AssetRef(json: Array(text.utf8))
@@ -42,6 +57,14 @@ import Testing
         #"{"url":"http://e.com/a","object":null,"bytes":1,"kind":"image","fetched_at":5}"#,
         #"{"url":"http://e.com/a","object":"ab","bytes":1,"kind":"image","fetched_at":5,"etag":7}"#,
         #"{"url":"http://e.com/a","object":"ab","bytes":1,"kind":"image","fetched_at":5} x"#,
+        // `kinds` that do not say one coherent thing with `kind`.
+        #"{"url":"http://e.com/a","object":"ab","bytes":1,"kind":"image","kinds":[],"fetched_at":5}"#,
+        #"{"url":"http://e.com/a","object":"ab","bytes":1,"kind":"image","kinds":["archive"],"fetched_at":5}"#,
+        #"{"url":"http://e.com/a","object":"ab","bytes":1,"kind":"archive","kinds":["image","archive"],"fetched_at":5}"#,
+        #"{"url":"http://e.com/a","object":"ab","bytes":1,"kind":"image","kinds":["image","image"],"fetched_at":5}"#,
+        #"{"url":"http://e.com/a","object":"ab","bytes":1,"kind":"image","kinds":["image","video"],"fetched_at":5}"#,
+        #"{"url":"http://e.com/a","object":"ab","bytes":1,"kind":"image","kinds":["image",1],"fetched_at":5}"#,
+        #"{"url":"http://e.com/a","object":"ab","bytes":1,"kind":"image","kinds":"image","fetched_at":5}"#,
     ])
     func anythingButAWholeRefIsNoRef(_ text: String) {
         #expect(AssetRef(json: Array(text.utf8)) == nil)

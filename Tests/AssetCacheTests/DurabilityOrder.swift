@@ -83,7 +83,7 @@ struct DurabilityOrder {
               let ref = try? JSONDecoder().decode(AssetRef.self, from: data) else { return [] }
         let shard = ref.object.prefix(2)
         let object = "\(root)/objects/\(shard)/\(ref.object)"
-        return ref.kind == .archive ? [object, "\(root)/trees/\(shard)/\(ref.object)"] : [object]
+        return ref.passedKinds.contains(.archive) ? [object, "\(root)/trees/\(shard)/\(ref.object)"] : [object]
     }
 
     static func files(under tree: String) -> [String] {

@@ -19,7 +19,7 @@ import Testing
     }
 
     func verdict(_ action: TriggeredAction, _ states: [AssetURL: AssetState] = [:], now: Double = 100) -> MessageVerdict {
-        Readiness.verdict(for: action, at: now) { states[$0] }
+        Readiness.verdict(for: action, at: now) { url, _ in states[url] }
     }
 
     @Test func unknownMessageTypeIsDiscardedAsUnsupported() {

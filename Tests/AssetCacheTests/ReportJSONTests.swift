@@ -17,11 +17,11 @@ import Testing
         let plan = AssetPlan(manifest: manifest, now: 0)
         let image = try AssetURL(parsing: "http://e.com/a/b.png")
         let zip = try AssetURL(parsing: "http://e.com/z.zip")
-        let records: [AssetURL: AssetRecord] = [
-            image: AssetRecord(
+        let records: [KindedURL: AssetRecord] = [
+            KindedURL(url: image, kind: .image): AssetRecord(
                 url: image, kind: .image, outcome: .downloaded, sha256: String(repeating: "ab", count: 32), bytes: 1234,
                 path: "/cache/objects/ab/é", attempts: 2, failure: nil, finishedMs: 41),
-            zip: AssetRecord(
+            KindedURL(url: zip, kind: .archive): AssetRecord(
                 url: zip, kind: .archive, outcome: .failed, attempts: 4,
                 failure: AssetFailure(.unsafeArchive, "entry '../x\t\u{01}' escapes \\ the \"root\""), finishedMs: 7),
         ]

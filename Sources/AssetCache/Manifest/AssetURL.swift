@@ -94,8 +94,10 @@ public struct AssetURL: Sendable, Hashable, Comparable, CustomStringConvertible 
     public static func < (lhs: AssetURL, rhs: AssetURL) -> Bool { lhs.string < rhs.string }
 }
 
-/// What an asset is expected to be, which decides how it is validated.
-public enum AssetKind: String, Sendable, Codable {
+/// What an asset is expected to be, which decides how it is validated. One URL
+/// may be used as several kinds by different messages; each message is judged
+/// by the checks of the kind it uses (docs/report.md).
+public enum AssetKind: String, Sendable, Codable, CaseIterable {
     /// `image_url`: must be a decodable image.
     case image
     /// `zipped_assets_url`: a ZIP, checked and unpacked.

@@ -14,7 +14,8 @@ struct AssetCommit {
     /// 10% of a session's URLs may serve bytes another URL already served.
     let decoded = DecodedContents()
 
-    /// A body that passed validation, with its unpacked tree, not yet in the store.
+    /// A body that passed the checks of at least one of its kinds, with its
+    /// unpacked tree when it passed as a ZIP, not yet in the store.
     struct Validated: Sendable {
         var item: AssetPlan.Item
         var download: FileLocation
@@ -22,67 +23,99 @@ struct AssetCommit {
         /// The tree's digest list (``TreeDigestList``), in `tmp/` beside it.
         var treeDigests: FileLocation?
         var result: TransferResult
+        /// The kinds whose checks it passed: what its ref vouches for.
+        var passed: AssetKinds
     }
 
-    /// On failure the download and any unpacked tree are gone.
-    func validate(_ item: AssetPlan.Item, download: FileLocation, result: TransferResult) -> Result<Validated, AssetFailure> {
+    /// What the checks of each kind the item is used as made of one body.
+    struct Checked: Sendable {
+        /// nil when no kind passed; the download and any tree are then gone.
+        var valid: Validated?
+        /// Why each kind that did not pass failed.
+        var failures: [AssetKind: AssetFailure]
+
+        static func failed(_ item: AssetPlan.Item, _ failure: AssetFailure) -> Checked {
+            Checked(valid: nil, failures: Dictionary(uniqueKeysWithValues: item.kinds.map { ($0, failure) }))
+        }
+    }
+
+    /// Checks the body as each kind the item is used as, each on its own: bytes
+    /// that decode as an image are not thereby a ZIP, nor the other way round.
+    /// Integrity is of the bytes, so a mismatch fails every kind.
+    func validate(_ item: AssetPlan.Item, download: FileLocation, result: TransferResult) -> Checked {
         let tmp = download.directory
         // An empty body never triggered the write callback, so no file was made.
         if tmp.status(download.name) == nil, let fd = try? tmp.openFile(download.name, O_CREAT | O_WRONLY, mode: 0o600) { close(fd) }
         var tree: FileLocation?
         var treeDigests: FileLocation?
-        var valid = false
+        var passed = AssetKinds()
         defer {
-            if !valid {
+            if passed.isEmpty {
                 tmp.unlink(download.name)
                 if let tree { try? tree.directory.remove(tree.name) }
                 if let treeDigests { tmp.unlink(treeDigests.name) }
             }
         }
         if let pin = integrity[item.url], CacheStore.hex(pin) != result.sha256 {
-            return .failure(.integrityMismatch(of: "\(item.url)", sha256: result.sha256, pin: pin))
+            return .failed(item, .integrityMismatch(of: "\(item.url)", sha256: result.sha256, pin: pin))
         }
         // The validators take paths: each gets one that means this very file.
-        let checked = download.withStablePath { path -> Result<Void, AssetFailure> in
-            do throws(AssetFailure) {
-                switch item.kind {
+        let failures = download.withStablePath { path -> [AssetKind: AssetFailure] in
+            // An image and a file that is an image are one decode.
+            var image: Result<Void, AssetFailure>?
+            func decodedImage() -> Result<Void, AssetFailure> {
+                if let image { return image }
+                let decoded = Result { () throws(AssetFailure) in try decodeImage(path: path, sha256: result.sha256) }
+                image = decoded
+                return decoded
+            }
+            var failures: [AssetKind: AssetFailure] = [:]
+            for kind in item.kinds {
+                let check: Result<Void, AssetFailure>
+                switch kind {
                 case .image:
-                    try decodeImage(path: path, sha256: result.sha256)
+                    check = decodedImage()
                 case .file:
-                    if ImageValidator.sniff(path: path) != nil {
-                        try decodeImage(path: path, sha256: result.sha256)
-                    }
+                    check = ImageValidator.sniff(path: path) != nil ? decodedImage() : .success(())
                 case .archive:
-                    if !store.hasTree(result.sha256) {
+                    if store.hasTree(result.sha256) {
+                        check = .success(())
+                    } else {
                         let unpacked = store.temporaryFile("tree")
-                        tree = unpacked
-                        let info = try ArchiveUnpacker.unpack(zipPath: path, into: unpacked, limits: options.archive).get()
-                        treeDigests = try writeDigestList(info.digests)
+                        check = ArchiveUnpacker.unpack(zipPath: path, into: unpacked, limits: options.archive).flatMap { info in
+                            writeDigestList(info.digests).map { treeDigests = $0 }
+                        }
+                        if case .success = check {
+                            tree = unpacked
+                        } else {
+                            // Whatever it unpacked before it stopped goes; other kinds may still pass.
+                            try? unpacked.directory.remove(unpacked.name)
+                        }
                     }
                 }
-            } catch {
-                return .failure(error)
+                switch check {
+                case .success: passed.insert(kind)
+                case .failure(let failure): failures[kind] = failure
+                }
             }
-            return .success(())
+            return failures
         }
-        switch checked {
-        case nil:
-            return .failure(AssetFailure(.storage, "cannot open \(download.path): \(String(cString: strerror(errno)))"))
-        case .failure(let failure)?:
-            return .failure(failure)
-        case .success?:
-            valid = true
-            return .success(Validated(item: item, download: download, tree: tree, treeDigests: treeDigests, result: result))
+        guard let failures else {
+            return .failed(item, AssetFailure(.storage, "cannot open \(download.path): \(String(cString: strerror(errno)))"))
         }
+        guard !passed.isEmpty else { return Checked(valid: nil, failures: failures) }
+        return Checked(
+            valid: Validated(item: item, download: download, tree: tree, treeDigests: treeDigests, result: result, passed: passed),
+            failures: failures)
     }
 
     /// Flushed with the tree by its batch, like the ref files.
-    private func writeDigestList(_ files: [TreeDigestList.File]) throws(AssetFailure) -> FileLocation {
+    private func writeDigestList(_ files: [TreeDigestList.File]) -> Result<FileLocation, AssetFailure> {
         do throws(FileSystem.Failure) {
             let name = try FileSystem.writeTemporary(TreeDigestList.encode(files), in: store.tmp, mode: 0o644, sync: false)
-            return FileLocation(store.tmp, name)
+            return .success(FileLocation(store.tmp, name))
         } catch {
-            throw AssetFailure(.storage, "cannot write the tree's digest list: \(error)")
+            return .failure(AssetFailure(.storage, "cannot write the tree's digest list: \(error)"))
         }
     }
 
@@ -104,15 +137,15 @@ struct AssetCommit {
         let ref = freshness.mayStore ? AssetRef(
             url: item.url.string, object: result.sha256, etag: result.headers.etag,
             lastModified: result.headers.lastModified, fetchedAt: now, maxAge: freshness.lifetime,
-            bytes: result.bytes, kind: item.kind) : nil
+            bytes: result.bytes, kinds: validated.passed) : nil
         return PendingCommit(
             url: item.url, download: validated.download, sha256: result.sha256, tree: validated.tree,
             treeDigests: validated.treeDigests, ref: ref)
     }
 
-    /// Where a committed asset is: its object, or for a ZIP its tree.
-    func localPath(_ validated: Validated) -> String {
-        validated.item.kind == .archive ? store.treePath(validated.result.sha256) : store.objectPath(validated.result.sha256)
+    /// Where a committed asset is as `kind`: its object, or for a ZIP its tree.
+    func localPath(_ validated: Validated, as kind: AssetKind) -> String {
+        kind == .archive ? store.treePath(validated.result.sha256) : store.objectPath(validated.result.sha256)
     }
 }
 

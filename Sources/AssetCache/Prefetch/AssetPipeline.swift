@@ -9,7 +9,9 @@ import Glibc
 
 /// The life of one asset URL in a run (docs/cache-format.md): use the cached copy while it
 /// is fresh, revalidate it when stale, download it when absent, and keep a cached
-/// copy when the server fails transiently.
+/// copy when the server fails transiently. A URL is fetched once, whatever kinds
+/// the messages use it as, and gives one record per kind: its bytes are checked
+/// as each kind, and a cached copy serves a kind only if it passed that kind's checks.
 struct AssetPipeline: Sendable {
     let store: CacheStore
     let engine: TransferEngine?
@@ -22,7 +24,8 @@ struct AssetPipeline: Sendable {
     let now: Double
     let observer: TransferObserver
 
-    func process(_ item: AssetPlan.Item) async -> AssetRecord {
+    /// One record per kind of `item`, in its kinds' order.
+    func process(_ item: AssetPlan.Item) async -> [AssetRecord] {
         var cached = CachedCopy(store: store, url: item.url)
         if let copy = cached, let pin = committer.integrity[item.url] {
             if let failure = copy.integrityFailure(pin: pin, url: item.url) {
@@ -30,53 +33,58 @@ struct AssetPipeline: Sendable {
                 // no network that is the answer; with one, the URL is fetched
                 // afresh (no validators: a 304 would only vouch for the bytes
                 // refused), and only bytes matching the pin replace the ref.
-                guard engine != nil else { return .failed(item, failure, attempts: 0, finishedMs: elapsedMs()) }
+                guard engine != nil else { return item.failed(failure, attempts: 0, finishedMs: elapsedMs()) }
                 cached = nil
-            } else {
+            } else if copy.kinds.isSuperset(of: item.kinds) {
                 // The publisher vouches for these very bytes: nothing to ask a server.
                 store.touchRef(for: item.url)
-                return record(item, engine == nil ? .cached : .fresh, copy)
+                return records(item, engine == nil ? .cached : .fresh, copy)
             }
         }
         guard let engine else {
-            if let cached {
-                store.touchRef(for: item.url)
-                return record(item, .cached, cached)
+            guard let cached else {
+                return item.failed(AssetFailure(.offlineMiss, "\(item.url) is not in the cache"), attempts: 0, finishedMs: elapsedMs())
             }
-            return .failed(item, AssetFailure(.offlineMiss, "\(item.url) is not in the cache"), attempts: 0, finishedMs: elapsedMs())
-        }
-        if let cached, cached.isFresh(at: now) {
             store.touchRef(for: item.url)
-            return record(item, .fresh, cached)
+            return records(item, .cached, cached)
+        }
+        // A copy that was not checked as every kind this run needs is not
+        // revalidated: a 304 would bring no bytes to check as the others. The URL
+        // is fetched whole and checked as each kind; the copy is only fallen
+        // back on if that fails transiently.
+        let revalidating = cached.flatMap { $0.kinds.isSuperset(of: item.kinds) ? $0 : nil }
+        if let revalidating, revalidating.isFresh(at: now) {
+            store.touchRef(for: item.url)
+            return records(item, .fresh, revalidating)
         }
 
         let download = store.temporaryFile("download")
-        // A cached copy is revalidated whole; only an absent one resumes a partial.
-        let resume = cached == nil ? store.takePartial(for: item.url, into: download) : nil
-        if cached != nil { store.dropPartial(for: item.url) }
+        // A cached copy is revalidated whole; only a download from scratch resumes a partial.
+        let resume = revalidating == nil ? store.takePartial(for: item.url, into: download) : nil
+        if revalidating != nil { store.dropPartial(for: item.url) }
         var request = TransferRequest(
             url: item.url.string, location: download, priority: item.priority,
-            headers: cached?.conditionalHeaders ?? [], resume: resume)
+            headers: revalidating?.conditionalHeaders ?? [], resume: resume)
         request.observer = observer
         let result = await engine.fetch(request)
 
-        if let cached, result.status == 304 {
+        if let revalidating, result.status == 304 {
             // Usually there is no file: a 304 has no body. Looking first spares an
             // unlink that would take tmp/'s lock from the commits renaming out of it.
             if download.directory.status(download.name) != nil { download.directory.unlink(download.name) }
-            let ref = cached.revalidated(by: result.headers, at: now)
-            if ref.onlyFetchTimeDiffers(from: cached.ref) {
+            let ref = revalidating.revalidated(by: result.headers, at: now)
+            if ref.onlyFetchTimeDiffers(from: revalidating.ref) {
                 // Nothing the next run reads would change: without a freshness
                 // lifetime the time of the fetch is never consulted. Only the LRU
                 // clock moves, as for a fresh copy.
                 store.touchRef(for: item.url)
-                return record(item, .revalidated, cached, attempts: result.attempts)
+                return records(item, .revalidated, revalidating, attempts: result.attempts)
             }
             let written = await commits.commit(PendingCommit(url: item.url, sha256: ref.object, ref: ref))
             if case .failure(let error) = written {
-                return .failed(item, AssetFailure(.storage, error.description), attempts: result.attempts, finishedMs: elapsedMs())
+                return item.failed(AssetFailure(.storage, error.description), attempts: result.attempts, finishedMs: elapsedMs())
             }
-            return record(item, .revalidated, cached, attempts: result.attempts)
+            return records(item, .revalidated, revalidating, attempts: result.attempts)
         }
         if let failure = result.failure {
             if let resumable = result.resumable {
@@ -86,45 +94,62 @@ struct AssetPipeline: Sendable {
             }
             return failed(item, failure, result: result, cached: cached)
         }
-        let validated = await validation.run { [committer] in committer.validate(item, download: download, result: result) }
-        let committed: Result<String, AssetFailure>
-        switch validated {
-        case .success(let valid):
+        let checked = await validation.run { [committer] in committer.validate(item, download: download, result: result) }
+        var committed: Result<Validated, AssetFailure>?
+        if let valid = checked.valid {
             let entry = committer.pending(valid)
-            let result = item.isUrgent ? await commits.commitNow(entry) : await commits.commit(entry)
-            committed = result.map { committer.localPath(valid) }.mapError { AssetFailure(.storage, $0.description) }
-        case .failure(let failure): committed = .failure(failure)
+            let written = item.isUrgent ? await commits.commitNow(entry) : await commits.commit(entry)
+            committed = written.map { valid }.mapError { AssetFailure(.storage, $0.description) }
         }
-        switch committed {
-        case .success(let path):
-            return AssetRecord(
-                url: item.url, kind: item.kind, outcome: .downloaded, sha256: result.sha256, bytes: result.bytes,
-                path: path, attempts: result.attempts, failure: nil, finishedMs: elapsedMs())
-        case .failure(let failure):
-            return .failed(item, failure, attempts: result.attempts, finishedMs: elapsedMs())
+        let finished = elapsedMs()
+        return item.kinds.map { kind in
+            if let failure = checked.failures[kind] {
+                return .failed(item.url, kind, failure, attempts: result.attempts, finishedMs: finished)
+            }
+            switch committed {
+            case .success(let valid)?:
+                return AssetRecord(
+                    url: item.url, kind: kind, outcome: .downloaded, sha256: result.sha256, bytes: result.bytes,
+                    path: committer.localPath(valid, as: kind), attempts: result.attempts, failure: nil, finishedMs: finished)
+            case .failure(let failure)?:
+                return .failed(item.url, kind, failure, attempts: result.attempts, finishedMs: finished)
+            case nil:
+                preconditionFailure("validate gives every kind that did not pass its failure, and commits follow a pass")
+            }
         }
     }
 
-    /// A transient failure keeps the cached copy in use (`stale`); a 404 or 410
-    /// says the asset is gone, so its ref is dropped.
-    private func failed(_ item: AssetPlan.Item, _ failure: AssetFailure, result: TransferResult, cached: CachedCopy?) -> AssetRecord {
+    typealias Validated = AssetCommit.Validated
+
+    /// A transient failure keeps the cached copy in use (`stale`) for the kinds
+    /// it serves; a 404 or 410 says the asset is gone, so its ref is dropped.
+    private func failed(_ item: AssetPlan.Item, _ failure: AssetFailure, result: TransferResult, cached: CachedCopy?) -> [AssetRecord] {
         if let cached {
             if result.status == 404 || result.status == 410 {
                 store.dropRef(for: item.url)
             } else if failure.isTransient(status: result.status) {
                 store.touchRef(for: item.url)
-                var record = record(item, .stale, cached, attempts: result.attempts)
-                record.failure = failure
-                return record
+                return records(item, .stale, cached, attempts: result.attempts, failure: failure)
             }
         }
-        return .failed(item, failure, attempts: result.attempts, finishedMs: elapsedMs())
+        return item.failed(failure, attempts: result.attempts, finishedMs: elapsedMs())
     }
 
-    private func record(_ item: AssetPlan.Item, _ outcome: AssetOutcome, _ cached: CachedCopy, attempts: Int = 0) -> AssetRecord {
-        AssetRecord(
-            url: item.url, kind: item.kind, outcome: outcome, sha256: cached.ref.object, bytes: cached.ref.bytes,
-            path: cached.path, attempts: attempts, failure: nil, finishedMs: elapsedMs())
+    /// `outcome` for every kind the copy serves. A kind it does not serve (its
+    /// bytes were checked as other kinds only) has no copy: with `failure`, the
+    /// request's, that is why; else, as for `plan`, it is not in the cache.
+    private func records(
+        _ item: AssetPlan.Item, _ outcome: AssetOutcome, _ cached: CachedCopy, attempts: Int = 0, failure: AssetFailure? = nil
+    ) -> [AssetRecord] {
+        let finished = elapsedMs()
+        return item.kinds.map { kind in
+            guard let path = cached.path(as: kind) else {
+                return .failed(item.url, kind, failure ?? cached.missing(item.url, as: kind), attempts: attempts, finishedMs: finished)
+            }
+            return AssetRecord(
+                url: item.url, kind: kind, outcome: outcome, sha256: cached.ref.object, bytes: cached.ref.bytes,
+                path: path, attempts: attempts, failure: failure, finishedMs: finished)
+        }
     }
 
     func elapsedMs() -> Int {

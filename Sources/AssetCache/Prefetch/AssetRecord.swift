@@ -3,7 +3,8 @@ public enum AssetOutcome: String, Sendable, Codable, CaseIterable {
     case downloaded, revalidated, fresh, cached, stale, failed, skipped
 }
 
-/// One asset URL's result in a run: the row of the report's `assets` array.
+/// One asset URL's result in a run as one kind: the row of the report's `assets`
+/// array. A URL used as two kinds has two, which share its requests.
 public struct AssetRecord: Sendable, Equatable {
     public var url: AssetURL
     public var kind: AssetKind
@@ -23,7 +24,7 @@ public struct AssetRecord: Sendable, Equatable {
         return .skipped
     }
 
-    static func failed(_ item: AssetPlan.Item, _ failure: AssetFailure, attempts: Int, finishedMs: Int) -> AssetRecord {
-        AssetRecord(url: item.url, kind: item.kind, outcome: .failed, attempts: attempts, failure: failure, finishedMs: finishedMs)
+    static func failed(_ url: AssetURL, _ kind: AssetKind, _ failure: AssetFailure, attempts: Int, finishedMs: Int) -> AssetRecord {
+        AssetRecord(url: url, kind: kind, outcome: .failed, attempts: attempts, failure: failure, finishedMs: finishedMs)
     }
 }

@@ -6,16 +6,20 @@ import Foundation
 import Dispatch
 import Synchronization
 
-/// A URL's usable copy in the cache: its ref, and the object or tree it names.
+/// A URL's usable copy in the cache: its ref, and for each kind the ref vouches
+/// for whose file is present (the object, or for a ZIP its unpacked tree), where
+/// that file is.
 struct CachedCopy: Sendable {
     var ref: AssetRef
-    var path: String
+    /// What a message may use this copy as: the kinds whose checks the bytes
+    /// passed and whose file is there.
+    var kinds: AssetKinds
+    private let objectPath: String
+    private let treePath: String
 
     init?(store: CacheStore, url: AssetURL) {
         guard let ref = store.readRef(for: url) else { return nil }
-        let present = ref.kind == .archive ? store.hasTree(ref.object) : store.hasObject(ref.object)
-        guard present else { return nil }
-        self.init(store: store, ref: ref)
+        self.init(store: store, ref: ref, kinds: store.available(ref))
     }
 
     /// The copies of many URLs, as `init(store:url:)` finds each one, but with
@@ -33,14 +37,40 @@ struct CachedCopy: Sendable {
         let refs = read.withLock { Array($0.joined()) }
         let present = store.present(refs)
         return refs.indices.map { index in
-            guard let ref = refs[index], present[index] else { return nil }
-            return CachedCopy(store: store, ref: ref)
+            guard let ref = refs[index] else { return nil }
+            return CachedCopy(store: store, ref: ref, kinds: present[index])
         }
     }
 
-    private init(store: CacheStore, ref: AssetRef) {
+    /// nil when no kind's file is there.
+    private init?(store: CacheStore, ref: AssetRef, kinds: AssetKinds) {
+        guard !kinds.isEmpty else { return nil }
         self.ref = ref
-        self.path = ref.kind == .archive ? store.treePath(ref.object) : store.objectPath(ref.object)
+        self.kinds = kinds
+        objectPath = store.objectPath(ref.object)
+        treePath = store.treePath(ref.object)
+    }
+
+    /// Where a message that uses the URL as `kind` finds it; nil when the
+    /// bytes were not checked as that kind (or its file is gone).
+    func path(as kind: AssetKind) -> String? {
+        guard kinds.contains(kind) else { return nil }
+        return kind == .archive ? treePath : objectPath
+    }
+
+    /// What this copy is to a message that uses the URL as `kind`, its path or
+    /// why it is of no use: the same answer for `plan` and readiness at display time.
+    func state(as kind: AssetKind, url: AssetURL, pin: [UInt8]?) -> Result<String, AssetFailure> {
+        if let failure = integrityFailure(pin: pin, url: url) { return .failure(failure) }
+        guard let path = path(as: kind) else { return .failure(missing(url, as: kind)) }
+        return .success(path)
+    }
+
+    /// Why the copy is of no use as `kind`: the bytes passed the checks of
+    /// other kinds only, which says nothing of this one's.
+    func missing(_ url: AssetURL, as kind: AssetKind) -> AssetFailure {
+        let others = kinds.map(\.article).joined(separator: " and ")
+        return AssetFailure(.offlineMiss, "\(url) is not in the cache as \(kind.article), only as \(others)")
     }
 
     /// The manifest's `integrity` pins other bytes than these. An object is named
@@ -77,6 +107,17 @@ struct CachedCopy: Sendable {
         if let etag = headers.etag { ref.etag = etag }
         if let lastModified = headers.lastModified { ref.lastModified = lastModified }
         return ref
+    }
+}
+
+extension AssetKind {
+    /// For sentences: "is not in the cache as a ZIP".
+    var article: String {
+        switch self {
+        case .image: "an image"
+        case .archive: "a ZIP"
+        case .file: "a file"
+        }
     }
 }
 

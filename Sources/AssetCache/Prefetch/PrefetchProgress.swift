@@ -2,7 +2,8 @@
 /// when it starts, each time an asset finishes, and — while bodies are arriving —
 /// at most ten times a second as bytes come in.
 public struct PrefetchProgress: Sendable, Equatable {
-    /// Assets this run fetches (or, offline, looks up).
+    /// Assets this run fetches (or, offline, looks up), as the report's `assets`
+    /// counts them: a URL used as two kinds is two.
     public var totalAssets: Int
     /// Assets finished so far, whatever their outcome.
     public var completedAssets: Int

@@ -19,21 +19,26 @@ public struct PrefetchReport: Sendable, Encodable {
     public var connections = 0
 
     /// Verdicts for every message, in manifest order, from what the run found:
-    /// `fetched` holds the records of `plan.fetch`, in its order; they become
+    /// `fetched` holds the records of `plan.fetch`, in its order (an item's kinds
+    /// in theirs); they become
     /// `assets`, followed by the skipped ones, without being copied.
     init(manifest: Manifest, plan: AssetPlan, fetched: consuming [AssetRecord], now: Double, cacheDirectory: String, durationMs: Int) {
         var assets = fetched
         for (url, kind) in plan.skipped {
             assets.append(AssetRecord(url: url, kind: kind, outcome: .skipped, attempts: 0, finishedMs: 0))
         }
-        var position: [AssetURL: Int] = [:]
+        // By URL and kind: a URL used as an image by one message and as a ZIP by
+        // another has a record for each, and each message reads its own kind's.
+        var position: [KindedURL: Int] = [:]
         position.reserveCapacity(assets.count)
-        for index in assets.indices { position[assets[index].url] = index }
+        for index in assets.indices { position[KindedURL(url: assets[index].url, kind: assets[index].kind)] = index }
         // Ten thousand messages may share a few hundred URLs: each URL's state is
         // made once, and each message looks its URLs up once.
         let states = assets.map(\.state)
         messages = manifest.actions.map { action in
-            Self.judge(action, at: now) { url in position[url].map { (states[$0], assets[$0].finishedMs) } }
+            Self.judge(action, at: now) { url, kind in
+                position[KindedURL(url: url, kind: kind)].map { (states[$0], assets[$0].finishedMs) }
+            }
         }
         self.assets = assets
         self.cacheDirectory = cacheDirectory
@@ -42,22 +47,21 @@ public struct PrefetchReport: Sendable, Encodable {
 
     /// A ready message had every one of its URLs looked up, so the latest of them is its readyMs.
     private static func judge(
-        _ action: borrowing TriggeredAction, at now: Double, asset: (AssetURL) -> (state: AssetState, finishedMs: Int)?
+        _ action: borrowing TriggeredAction, at now: Double, asset: (AssetURL, AssetKind) -> (state: AssetState, finishedMs: Int)?
     ) -> MessageReport {
         var latest = 0
-        let verdict = Readiness.verdict(for: action, at: now) { url in
-            guard let found = asset(url) else { return nil }
+        let verdict = Readiness.verdict(for: action, at: now) { url, kind in
+            guard let found = asset(url, kind) else { return nil }
             latest = max(latest, found.finishedMs)
             return found.state
         }
         return MessageReport(id: action.id, verdict: verdict, readyMs: verdict.status == .ready ? latest : nil)
     }
 
-    /// The same from records looked up by URL; URLs of `plan.fetch` without one are left out.
-    init(manifest: Manifest, plan: AssetPlan, records: [AssetURL: AssetRecord], now: Double, cacheDirectory: String, durationMs: Int) {
-        self.init(
-            manifest: manifest, plan: plan, fetched: plan.fetch.compactMap { records[$0.url] }, now: now,
-            cacheDirectory: cacheDirectory, durationMs: durationMs)
+    /// The same from records looked up by URL and kind; those of `plan.fetch` without one are left out.
+    init(manifest: Manifest, plan: AssetPlan, records: [KindedURL: AssetRecord], now: Double, cacheDirectory: String, durationMs: Int) {
+        let fetched = plan.fetch.flatMap { item in item.kinds.compactMap { records[KindedURL(url: item.url, kind: $0)] } }
+        self.init(manifest: manifest, plan: plan, fetched: fetched, now: now, cacheDirectory: cacheDirectory, durationMs: durationMs)
     }
 
     /// One pass by index: `count(where:)` copied every message (its strings and

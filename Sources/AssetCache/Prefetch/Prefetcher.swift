@@ -68,13 +68,21 @@ public final class Prefetcher: Sendable {
             store: store, engine: engine, validation: validation, commits: commits,
             committer: committer, started: started, now: now, observer: observer)
         let progress = options.progress.map {
-            ProgressReporter(total: plan.fetch.count, observer: observer, started: started, callback: $0)
+            ProgressReporter(total: plan.fetchedRecords, observer: observer, started: started, callback: $0)
         }
         progress?.begin()
         let ticker = progress.map { reporter in Task { await reporter.tick() } }
         defer { ticker?.cancel() }
 
-        var records = RecordsInPlanOrder(capacity: plan.fetch.count + plan.skipped.count)
+        var records = RecordsInPlanOrder(capacity: plan.fetchedRecords + plan.skipped.count)
+        // Where each item's records start in the report: an item has one per kind.
+        var firstRecord: [Int] = []
+        firstRecord.reserveCapacity(plan.fetch.count)
+        var recordCount = 0
+        for item in plan.fetch {
+            firstRecord.append(recordCount)
+            recordCount += item.kinds.count
+        }
         let urgent = plan.fetch.count(where: \.isUrgent)
         let headStart = HeadStart(urgent: options.urgentHeadStart > .zero ? urgent : 0)
         let timer = Task { [limit = options.urgentHeadStart] in
@@ -83,27 +91,30 @@ public final class Prefetcher: Sendable {
         }
         // A bounded window of assets in progress, fed in plan order (which is
         // priority order): memory follows the concurrency, not the manifest.
-        await withTaskGroup(of: (Int, AssetRecord).self) { group in
+        await withTaskGroup(of: (Int, [AssetRecord]).self) { group in
             var next = plan.fetch.enumerated().makeIterator()
             func startNext() {
-                guard let (position, item) = next.next() else { return }
+                guard let (index, item) = next.next() else { return }
+                let position = firstRecord[index]
                 group.addTask {
                     if let engineFailure {
                         await commits.leave()
-                        return (position, .failed(item, engineFailure, attempts: 0, finishedMs: pipeline.elapsedMs()))
+                        return (position, item.failed(engineFailure, attempts: 0, finishedMs: pipeline.elapsedMs()))
                     }
                     if !item.isUrgent { await headStart.wait() }
-                    let record = await pipeline.process(item)
+                    let itemRecords = await pipeline.process(item)
                     if item.isUrgent { headStart.urgentFinished() }
                     await commits.leave()
-                    return (position, record)
+                    return (position, itemRecords)
                 }
             }
             for _ in 0..<options.pipelineWindow { startNext() }
-            while let (position, record) = await group.next() {
-                Self.log(record, to: logger)
-                progress?.finished(record)
-                records.append(record, position: position)
+            while let (position, itemRecords) = await group.next() {
+                for (offset, record) in itemRecords.enumerated() {
+                    Self.log(record, to: logger)
+                    progress?.finished(record)
+                    records.append(record, position: position + offset)
+                }
                 startNext()
             }
         }
@@ -189,20 +200,24 @@ public enum Planner {
         let now = now ?? Date().timeIntervalSince1970
         let plan = AssetPlan(manifest: manifest, now: now)
         var records: [AssetRecord] = []
-        records.reserveCapacity(plan.fetch.count + plan.skipped.count)
+        records.reserveCapacity(plan.fetchedRecords + plan.skipped.count)
         let urls = plan.fetch.map(\.url)
         let copies = store.map { lookahead?.copies(of: urls) ?? CachedCopy.all(store: $0, urls: urls) }
         for (index, item) in plan.fetch.enumerated() {
-            if let copy = copies?[index] {
-                if let failure = copy.integrityFailure(pin: manifest.integrity[item.url], url: item.url) {
-                    records.append(.failed(item, failure, attempts: 0, finishedMs: 0))
-                    continue
+            guard let copy = copies?[index] else {
+                records += item.failed(AssetFailure(.offlineMiss, "\(item.url) is not in the cache"), attempts: 0, finishedMs: 0)
+                continue
+            }
+            // As readiness at display time judges it (CacheStore.cachedState), kind by kind.
+            for kind in item.kinds {
+                switch copy.state(as: kind, url: item.url, pin: manifest.integrity[item.url]) {
+                case .success(let path):
+                    records.append(AssetRecord(
+                        url: item.url, kind: kind, outcome: .cached, sha256: copy.ref.object, bytes: copy.ref.bytes,
+                        path: path, attempts: 0, failure: nil, finishedMs: 0))
+                case .failure(let failure):
+                    records.append(.failed(item.url, kind, failure, attempts: 0, finishedMs: 0))
                 }
-                records.append(AssetRecord(
-                    url: item.url, kind: item.kind, outcome: .cached, sha256: copy.ref.object, bytes: copy.ref.bytes,
-                    path: copy.path, attempts: 0, failure: nil, finishedMs: 0))
-            } else {
-                records.append(.failed(item, AssetFailure(.offlineMiss, "\(item.url) is not in the cache"), attempts: 0, finishedMs: 0))
             }
         }
         let elapsed = ContinuousClock.now - started

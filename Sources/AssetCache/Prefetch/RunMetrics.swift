@@ -65,7 +65,7 @@ public enum RunMetrics {
         }
         let totals = report.totals
         Counter(label: downloadedBytes, dimensions: dimensions, factory: factory).increment(by: totals.downloadedBytes)
-        Counter(label: attempts, dimensions: dimensions, factory: factory).increment(by: report.assets.reduce(0) { $0 + $1.attempts })
+        Counter(label: attempts, dimensions: dimensions, factory: factory).increment(by: report.requests)
         Counter(label: connections, dimensions: dimensions, factory: factory).increment(by: totals.connections)
         Gauge(label: duration, dimensions: dimensions, factory: factory).record(Double(report.durationMs) / 1000)
         if let scrub = report.scrub {
@@ -90,5 +90,20 @@ public enum RunMetrics {
     private struct MessageKey: Hashable {
         var status: MessageStatus
         var reason: String
+    }
+}
+
+extension PrefetchReport {
+    /// Requests made for the run's assets. A URL is fetched once whatever kinds
+    /// it is used as, and its records (one per kind, side by side) each show
+    /// that URL's requests: they are counted once.
+    var requests: Int {
+        var total = 0
+        var previous: AssetURL?
+        for asset in assets where asset.url != previous {
+            total += asset.attempts
+            previous = asset.url
+        }
+        return total
     }
 }

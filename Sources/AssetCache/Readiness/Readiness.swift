@@ -4,10 +4,13 @@
 public enum Readiness {
     /// The checks, in the order docs/report.md gives: unsupported type, expired,
     /// held back (an expired manifest, a missing pin), structurally unshowable, deferred, asset failures, ready.
+    /// `state` says what is known of a URL used as a kind: the same URL may be an
+    /// image to one message and a ZIP to another, and each is judged by the
+    /// checks of the kind it uses.
     public static func verdict(
         for action: borrowing TriggeredAction,
         at now: Double,
-        asset state: (AssetURL) -> AssetState?
+        asset state: (AssetURL, AssetKind) -> AssetState?
     ) -> MessageVerdict {
         let message = action.message
         if case .unsupported(let type) = message.type {
@@ -33,7 +36,7 @@ public enum Readiness {
                 deferred = true
                 return
             }
-            switch state(url) {
+            switch state(url, kind) {
             case .available(let path)?:
                 local.append(.init(url: url, kind: kind, path: path))
             case .skipped?:

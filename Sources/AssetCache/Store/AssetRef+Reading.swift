@@ -18,7 +18,7 @@ extension AssetRef {
 }
 
 private enum RefKey: String, JSONObjectKey {
-    case url, object, etag, bytes, kind
+    case url, object, etag, bytes, kind, kinds
     case lastModified = "last_modified", fetchedAt = "fetched_at", maxAge = "max_age"
     static let table = JSONKeyTable(Self.self)
 }
@@ -26,6 +26,7 @@ private enum RefKey: String, JSONObjectKey {
 /// What the ref's members gave; a ref is whole only when every required one did.
 private struct Fields {
     var url, object, etag, lastModified, kind: String?
+    var kinds: [String]?
     var fetchedAt, maxAge, bytes: Double?
 
     mutating func read(_ key: RefKey?, from json: inout JSONReader) throws(JSONReadError) {
@@ -33,6 +34,7 @@ private struct Fields {
         case .url?: url = try json.requiredString()
         case .object?: object = try json.requiredString()
         case .kind?: kind = try json.requiredString()
+        case .kinds?: kinds = try json.optionalArray { json throws(JSONReadError) in try json.requiredString() }
         case .etag?: etag = try json.optionalString()
         case .lastModified?: lastModified = try json.optionalString()
         case .fetchedAt?: fetchedAt = try json.optionalNumber()
@@ -46,8 +48,18 @@ private struct Fields {
         guard let url, let object, let fetchedAt, let bytes, let kind = kind.flatMap(AssetKind.init(rawValue:)),
               bytes >= 0, bytes <= 0x1p53, bytes.rounded() == bytes
         else { return nil }
-        return AssetRef(
+        var ref = AssetRef(
             url: url, object: object, etag: etag, lastModified: lastModified, fetchedAt: fetchedAt, maxAge: maxAge,
             bytes: Int64(bytes), kind: kind)
+        if let kinds {
+            // Read from disk, so not taken on trust: known kinds, none twice, and
+            // `kind` the first of them, as the store writes them; anything else
+            // is no ref, and the URL is fetched again.
+            let known = kinds.compactMap(AssetKind.init(rawValue:))
+            let passed = AssetKinds(known)
+            guard known.count == kinds.count, passed.count == kinds.count, passed.first == kind else { return nil }
+            ref.passedKinds = passed
+        }
+        return ref
     }
 }

@@ -1,5 +1,7 @@
-/// What the cache knows about one URL: which object holds its bytes and the
-/// validators to revalidate it with. Stored as `refs/<sha256(url)>.json`.
+/// What the cache knows about one URL: which object holds its bytes, the
+/// validators to revalidate it with, and which kinds' checks those bytes passed.
+/// Stored as `refs/<sha256(url)>.json`: one ref per URL, as a URL is fetched
+/// once whatever kinds the manifest uses it as.
 package struct AssetRef: Sendable, Codable, Equatable {
     package var url: String
     /// SHA-256 (hex) of the object holding the body.
@@ -11,12 +13,41 @@ package struct AssetRef: Sendable, Codable, Equatable {
     /// Freshness lifetime in seconds from `fetchedAt`; nil when the response gave none.
     package var maxAge: Double?
     package var bytes: Int64
+    /// The first of ``passedKinds``: the one kind a reader older than `kinds` knows.
     package var kind: AssetKind
+    /// Every kind whose checks the bytes passed, when there is more than `kind`
+    /// alone; nil otherwise, so that a ref of one kind is written exactly as
+    /// before `kinds` existed. Set through ``passedKinds``.
+    package var kinds: [AssetKind]?
 
     enum CodingKeys: String, CodingKey {
-        case url, object, etag, bytes, kind
+        case url, object, etag, bytes, kind, kinds
         case lastModified = "last_modified"
         case fetchedAt = "fetched_at"
         case maxAge = "max_age"
+    }
+
+    /// The kinds a message may use this copy as: a body checked as an image is
+    /// not thereby a valid ZIP, nor the other way round.
+    package var passedKinds: AssetKinds {
+        get { kinds.map { AssetKinds($0) } ?? AssetKinds(kind) }
+        set {
+            guard let first = newValue.first else { preconditionFailure("a ref vouches for at least one kind") }
+            kind = first
+            kinds = newValue.count > 1 ? Array(newValue) : nil
+        }
+    }
+}
+
+extension AssetRef {
+    /// A ref vouching for `kinds`, which must not be empty.
+    package init(
+        url: String, object: String, etag: String?, lastModified: String?, fetchedAt: Double, maxAge: Double?,
+        bytes: Int64, kinds: AssetKinds
+    ) {
+        self.init(
+            url: url, object: object, etag: etag, lastModified: lastModified, fetchedAt: fetchedAt, maxAge: maxAge,
+            bytes: bytes, kind: .image)
+        passedKinds = kinds
     }
 }

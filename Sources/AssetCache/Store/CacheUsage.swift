@@ -71,26 +71,47 @@ extension CacheStore {
     func hasObject(_ sha256: String) -> Bool { has(sha256, in: objects, where: "an object") { $0.isFile(sha256) } }
     func hasTree(_ sha256: String) -> Bool { has(sha256, in: trees, where: "a tree") { $0.isDirectory(sha256) } }
 
-    /// ``hasObject`` or ``hasTree``, as each ref's kind says, of many refs (nil
-    /// ones are absent) with each shard opened once for all the refs that name
+    /// The kinds of each ref whose file is there (nil refs have none): the
+    /// object for an image or a file, the unpacked tree for an archive (see
+    /// ``available(_:)``). Each shard is opened once for all the refs that name
     /// something in it: a plan looks up hundreds.
-    func present(_ refs: [AssetRef?]) -> [Bool] {
+    func present(_ refs: [AssetRef?]) -> [AssetKinds] {
         var byShard: [ShardName: [Int]] = [:]
         for (index, ref) in refs.enumerated() {
             guard let ref else { continue }
-            byShard[ShardName(archive: ref.kind == .archive, prefix: String(ref.object.prefix(2))), default: []].append(index)
+            let kinds = ref.passedKinds
+            let prefix = String(ref.object.prefix(2))
+            if kinds.contains(.archive) { byShard[ShardName(archive: true, prefix: prefix), default: []].append(index) }
+            if kinds.contains(.image) || kinds.contains(.file) {
+                byShard[ShardName(archive: false, prefix: prefix), default: []].append(index)
+            }
         }
-        var present = [Bool](repeating: false, count: refs.count)
+        var present = [AssetKinds](repeating: AssetKinds(), count: refs.count)
         for (name, indices) in byShard {
             let (parent, what) = name.archive ? (trees, "a tree") : (objects, "an object")
             guard let shard = shard(of: name.prefix, in: parent) else { continue }
             for index in indices {
-                guard let sha256 = refs[index]?.object else { continue }
-                present[index] = name.archive ? shard.isDirectory(sha256) : shard.isFile(sha256)
-                if !present[index] { noteLink(sha256, in: shard, where: what) }
+                guard let ref = refs[index] else { continue }
+                let found = name.archive ? shard.isDirectory(ref.object) : shard.isFile(ref.object)
+                if found {
+                    for kind in ref.passedKinds where (kind == .archive) == name.archive { present[index].insert(kind) }
+                } else {
+                    noteLink(ref.object, in: shard, where: what)
+                }
             }
         }
         return present
+    }
+
+    /// The kinds of `ref` whose file is there: ``present(_:)`` for one ref.
+    func available(_ ref: AssetRef) -> AssetKinds {
+        let kinds = ref.passedKinds
+        var found = AssetKinds()
+        if kinds.contains(.archive), hasTree(ref.object) { found.insert(.archive) }
+        if kinds.contains(.image) || kinds.contains(.file), hasObject(ref.object) {
+            for kind in kinds where kind != .archive { found.insert(kind) }
+        }
+        return found
     }
 
     private struct ShardName: Hashable {

@@ -108,7 +108,7 @@ extension CacheStore {
         guard goodObjects.contains(ref.object) else {
             return problem(.refDangling, path, "names object \(ref.object), which is missing or damaged", [.ref(name)])
         }
-        if ref.kind == .archive && !hasTree(ref.object) {
+        if ref.passedKinds.contains(.archive) && !hasTree(ref.object) {
             return problem(.refTreeMissing, path, "names a ZIP whose unpacked tree is missing", [.ref(name)])
         }
         if objectSize(ref.object) != ref.bytes {

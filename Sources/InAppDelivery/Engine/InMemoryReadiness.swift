@@ -5,6 +5,8 @@ import AssetCache
 /// cache exists yet: then every asset is missing and every message with one is
 /// discarded, as it would be on a device that never prefetched.
 public struct InMemoryReadiness: ReadinessSource, Sendable {
+    /// By URL, whatever kind a message uses it as: a table written by hand
+    /// states what it means each URL to be.
     public var states: [AssetURL: AssetState]
 
     public init(_ states: [AssetURL: AssetState] = [:]) {
@@ -12,6 +14,6 @@ public struct InMemoryReadiness: ReadinessSource, Sendable {
     }
 
     public func verdict(for action: TriggeredAction, at now: Double) -> MessageVerdict {
-        Readiness.verdict(for: action, at: now) { states[$0] }
+        Readiness.verdict(for: action, at: now) { url, _ in states[url] }
     }
 }
