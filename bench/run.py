@@ -50,6 +50,7 @@ import subprocess
 import sys
 
 import bounds
+import mixes
 import tls
 from scratch import Scratch
 from harness import BENCH, TOP, Nginx, free_port, limit_rate_sample, log, measure, opener_id, write_inputs
@@ -175,24 +176,30 @@ class Bench:
 FLUSH_CALLS = "fsync,fdatasync,syncfs"
 
 
-def count_flushes(bench, manifests):
-    """The fsync, fdatasync and syncfs calls of one cold run, from `strace -f -c`.
-    --seccomp-bpf stops the child only at those calls, so strace barely slows the
-    run (without it every syscall stops it) and the run batches as it would alone."""
+def flush_calls(bench, manifest):
+    """The fsync, fdatasync and syncfs calls of one cold run, from `strace -f -c`:
+    their total and a note naming each. --seccomp-bpf stops the child only at
+    those calls, so strace barely slows the run (without it every syscall stops
+    it) and the run batches as it would alone."""
     cache = bench.scratch.new("flushes")
     summary = os.path.join(bench.work, "strace-flushes.txt")
     r = measure(["strace", "--seccomp-bpf", "-f", "-c", "-e", f"trace={FLUSH_CALLS}", "-o", summary,
-                 bench.bin, "run", manifests["session"], "--cache-dir", cache, "--quiet"])
-    if r.status != 0:
-        raise SystemExit(f"bench: the cold run under strace exited {r.status}")
+                 bench.bin, "run", manifest, "--cache-dir", cache, "--quiet"])
+    if r.status not in (0, 1):
+        raise SystemExit(f"bench: the cold run of {manifest} under strace exited {r.status}")
     calls = {}
     with open(summary) as f:
         for line in f:
             fields = line.split()
             if len(fields) >= 5 and fields[-1] in FLUSH_CALLS.split(",") and fields[3].isdigit():
                 calls[fields[-1]] = int(fields[3])
-    bench.add("K", sum(calls.values()))
-    bench.notes["K"] = ", ".join(f"{n} {name}" for name, n in sorted(calls.items())) or "none"
+    return sum(calls.values()), ", ".join(f"{n} {name}" for name, n in sorted(calls.items())) or "none"
+
+
+def count_flushes(bench, manifests):
+    total, note = flush_calls(bench, manifests["session"])
+    bench.add("K", total)
+    bench.notes["K"] = note
 
 
 def download_only(bench, lists):
@@ -243,6 +250,7 @@ def main():
     try:
         manifests, lists = write_inputs(bench.work, assets, nginx)
         https_manifests = tls.manifests(https, manifests["session"], nginx.url(), bench.work)
+        mix_manifests = mixes.write(bench.work, assets, nginx.url())
         if args.serve:
             print(f"bench: nginx on {nginx.url()} (no-cache: {nginx.url(no_cache=True)}); manifests in {bench.work}/manifests", flush=True)
             signal.pause()
@@ -256,6 +264,7 @@ def main():
             ("H limit-rate", bench.run_limit_rate),
             ("D0 download", lambda: download_only(bench, lists)),
             ("K flushes", lambda: count_flushes(bench, manifests)),
+            ("K mixes", lambda: mixes.run(bench, mix_manifests, flush_calls)),
         ]
         if not args.no_big:
             jobs.append(("G 1 GiB", lambda: bench.run_big(manifests)))

@@ -8,6 +8,7 @@ import statistics
 import subprocess
 
 import bounds
+import mixes
 import tls
 from harness import LIMIT_RATE, TOP
 
@@ -128,6 +129,7 @@ def table(bench, rounds):
         row("C plan (text) / python json.load, instructions", f"{ratio:.2f}", "<= 0.50", ratio <= 0.5,
             f"callgrind: {counts['summary-10000'] / 1e6:.0f} M / {counts['python-10000'] / 1e6:.0f} M Ir")
     flush_rows(s, bench, row)
+    mixes.rows(s, bench.notes, row)
     bounds.rows(s, bench.notes, row, mib)
     return render(rows)
 

@@ -94,8 +94,9 @@ import Testing
         try await coldRun { $0.commitWindow = .seconds(3600) } check: { report, steps, cache in
             #expect(report.totals.ready == 13)
             // The batch closed when the last asset joined it, not after an hour: one
-            // flush for the data, one for the names, then one of refs/ at the end.
-            #expect(steps.filter { $0 == .syncedFilesystem }.count == 2)
+            // flush for the data, one for the names, then one of refs/ at the end;
+            // and the same two for the session-start asset's own batch.
+            #expect(steps.filter { $0 == .syncedFilesystem }.count == 4)
             #expect(steps.last == .syncedDirectory("\(cache)/refs"))
         }
     }
@@ -119,9 +120,9 @@ import Testing
             $0.commitBatchLimit = 1
         } check: { report, steps, _ in
             #expect(report.totals.ready == 13)
-            // Twelve downloads wait for a batch (the session-start one does not):
-            // twelve batches of one, two flushes each.
-            #expect(steps.filter { $0 == .syncedFilesystem }.count == 24)
+            // Thirteen downloads, the session-start one in a lane of its own:
+            // thirteen batches of one, two flushes each.
+            #expect(steps.filter { $0 == .syncedFilesystem }.count == 26)
         }
     }
 
@@ -134,12 +135,13 @@ import Testing
             let opener = try #require(report.assets.first { $0.url.string.contains("photo.jpg") })
             let refPath = try #require(try CacheStore.openForReading(at: cache)).refPath(for: opener.url)
             let ref = try #require(steps.firstIndex { $0.destination == refPath })
-            let firstBatchFlush = try #require(steps.firstIndex(of: .syncedFilesystem))
-            // Published before the batch (which waits for every other asset) flushed
-            // anything, with flushes of its own files only.
-            #expect(ref < firstBatchFlush)
             let sha256 = try #require(opener.sha256)
-            #expect(steps[..<ref].contains(.syncedDirectory("\(cache)/objects/\(sha256.prefix(2))")))
+            // Published in a batch of its own — its data flushed, its object
+            // renamed, the name flushed — before anything of the other batch, which
+            // waits for every other asset, was renamed into place.
+            let before = steps[..<ref]
+            #expect(before.filter { $0 == .syncedFilesystem }.count == 2)
+            #expect(before.compactMap(\.destination) == ["\(cache)/objects/\(sha256.prefix(2))/\(sha256)"])
         }
     }
 

@@ -80,7 +80,7 @@ struct AssetPipeline: Sendable {
                 store.touchRef(for: item.url)
                 return records(item, .revalidated, revalidating, attempts: result.attempts)
             }
-            let written = await commits.commit(PendingCommit(url: item.url, sha256: ref.object, ref: ref))
+            let written = await commits.commit(PendingCommit(url: item.url, sha256: ref.object, ref: ref), isUrgent: item.isUrgent)
             if case .failure(let error) = written {
                 return item.failed(AssetFailure(.storage, error.description), attempts: result.attempts, finishedMs: elapsedMs())
             }
@@ -98,7 +98,7 @@ struct AssetPipeline: Sendable {
         var committed: Result<Validated, AssetFailure>?
         if let valid = checked.valid {
             let entry = committer.pending(valid)
-            let written = item.isUrgent ? await commits.commitNow(entry) : await commits.commit(entry)
+            let written = await commits.commit(entry, isUrgent: item.isUrgent)
             committed = written.map { valid }.mapError { AssetFailure(.storage, $0.description) }
         }
         let finished = elapsedMs()

@@ -61,7 +61,7 @@ public final class Prefetcher: Sendable {
         }
         let commits = try GroupCommit(
             store: store, pool: commitPool, window: options.commitWindow, assets: plan.fetch.count,
-            inProgress: options.pipelineWindow, batchLimit: options.commitBatchLimit,
+            urgent: plan.fetch.count(where: \.isUrgent), inProgress: options.pipelineWindow, batchLimit: options.commitBatchLimit,
             method: options.flushMethod, observer: options.durabilityObserver)
         let observer = TransferObserver(logger: logger)
         let pipeline = AssetPipeline(
@@ -98,13 +98,13 @@ public final class Prefetcher: Sendable {
                 let position = firstRecord[index]
                 group.addTask {
                     if let engineFailure {
-                        await commits.leave()
+                        await commits.leave(isUrgent: item.isUrgent)
                         return (position, item.failed(engineFailure, attempts: 0, finishedMs: pipeline.elapsedMs()))
                     }
                     if !item.isUrgent { await headStart.wait() }
                     let itemRecords = await pipeline.process(item)
                     if item.isUrgent { headStart.urgentFinished() }
-                    await commits.leave()
+                    await commits.leave(isUrgent: item.isUrgent)
                     return (position, itemRecords)
                 }
             }
