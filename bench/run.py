@@ -50,6 +50,7 @@ import subprocess
 import sys
 
 import bounds
+import mechanisms
 import mixes
 import tls
 from scratch import Scratch
@@ -244,6 +245,7 @@ def main():
         assets = json.load(f)["assets"]
 
     bench = Bench(args, assets)
+    bench_plan = mechanisms.build()
     https = tls.TLSServers(bench.work, free_port)
     www = os.path.join(corpus, "www")
     nginx = Nginx(bench.work, www, extra_servers=https.config(www), extra_ports=https.ports.values())
@@ -265,6 +267,8 @@ def main():
             ("D0 download", lambda: download_only(bench, lists)),
             ("K flushes", lambda: count_flushes(bench, manifests)),
             ("K mixes", lambda: mixes.run(bench, mix_manifests, flush_calls)),
+            ("M head start", lambda: mechanisms.run_head_start(bench, manifests)),
+            ("M plan", lambda: mechanisms.run_plan(bench, bench_plan, manifests)),
         ]
         if not args.no_big:
             jobs.append(("G 1 GiB", lambda: bench.run_big(manifests)))

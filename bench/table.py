@@ -8,6 +8,7 @@ import statistics
 import subprocess
 
 import bounds
+import mechanisms
 import mixes
 import tls
 from harness import LIMIT_RATE, TOP
@@ -130,6 +131,7 @@ def table(bench, rounds):
             f"callgrind: {counts['summary-10000'] / 1e6:.0f} M / {counts['python-10000'] / 1e6:.0f} M Ir")
     flush_rows(s, bench, row)
     mixes.rows(s, bench.notes, row)
+    mechanisms.rows(s, row)
     bounds.rows(s, bench.notes, row, mib)
     return render(rows)
 

@@ -40,6 +40,11 @@ struct Run: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Re-read at least this percentage of the cache each run (0-100).", valueName: "percent"))
     var scrubPercent = ScrubPolicy().percent
 
+    @Option(help: ArgumentHelp(
+        "How long the other assets wait for the session-start and push-click ones before starting anyway; 0 starts everything at once.",
+        valueName: "seconds"))
+    var headStart = Seconds(1)
+
     @Flag(help: "Readiness from the cache alone: no network.")
     var offline = false
 
@@ -112,7 +117,9 @@ struct Run: AsyncParsableCommand {
         if let limitRate, limitRate.bytes < 1 { throw ValidationError("--limit-rate must be at least 1 byte per second") }
         if let problem = headers.lazy.compactMap(\.problem).first { throw ValidationError(problem) }
         if let metricsFile { try MetricsFile.check(metricsFile) }
-        for (flag, seconds) in [("--connect-timeout", connectTimeout), ("--stall-timeout", stallTimeout), ("--max-time", maxTime)] {
+        for (flag, seconds) in [
+            ("--connect-timeout", connectTimeout), ("--stall-timeout", stallTimeout), ("--max-time", maxTime), ("--head-start", headStart),
+        ] {
             guard (0...86_400).contains(seconds.value) else {
                 throw ValidationError("\(flag) must be a number of seconds from 0 to 86400")
             }
@@ -169,6 +176,7 @@ struct Run: AsyncParsableCommand {
             options.transfer.caCertFile = cacert
             options.budget = budget?.bytes
             options.scrub = ScrubPolicy(minimumBytes: scrubBytes.bytes, percent: scrubPercent)
+            options.urgentHeadStart = CheckedNumber.duration(seconds: headStart.value)
             options.offline = offline
             options.logger = common.logger
             let progress = ProgressLine.start(quiet: common.quiet, json: output.json)

@@ -23,7 +23,7 @@ import Testing
             "--trusted-key": "SignedManifestTests", "--metrics-file": "MetricsFileTests",
             "--audience": "ManifestFreshnessTests", "--require-integrity": "DowngradeAndSecretsTests",
             "--allow-keylog": "DowngradeAndSecretsTests",
-            "--scrub-bytes": "ScrubTests", "--scrub-percent": "ScrubTests",
+            "--scrub-bytes": "ScrubTests", "--scrub-percent": "ScrubTests", "--head-start": "HeadStartTests",
         ],
         "plan": [
             "--trusted-key": "SignedManifestTests", "--audience": "ManifestFreshnessTests",

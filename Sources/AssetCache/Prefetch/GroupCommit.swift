@@ -10,13 +10,15 @@
 /// longer windows mean fewer flushes, shorter ones assets committed sooner.
 ///
 /// Session-start and push-click assets race the user, so they have a lane of
-/// their own: their batches close by the same rules with a window of
-/// ``urgentWindow``, and commit beside the other lane's, never behind it. A
-/// lone urgent asset (nothing else urgent under way) commits at once; many
-/// urgent ones — a kiosk whose every message starts at session start — share
-/// batches, so the flushes of a run grow with its batches, never with its
-/// assets or their files (issue 27: per-file fsync of urgent assets made 5,185
-/// flushes when all 500 messages of a corpus were urgent).
+/// their own: their batches close by the same rules, and commit beside the
+/// other lane's, never behind it. A lone urgent asset (nothing else urgent
+/// under way) commits at once. The lane's window starts at ``urgentWindow`` and
+/// doubles with each of its batches up to the other lane's: the first urgent
+/// assets are ready soon, and when a kiosk starts every message at session
+/// start, its hundreds of urgent assets share a few batches as the others do.
+/// So a run's flushes grow with its batches, never with its assets or their
+/// files (per-file fsync of urgent assets made 4,588 flushes when all 500
+/// messages of a corpus were urgent; BENCHMARKS.md, rows K).
 ///
 /// In each lane one batch commits at a time; what arrives meanwhile forms the next.
 actor GroupCommit {
@@ -28,7 +30,9 @@ actor GroupCommit {
 
     /// The batches of one kind of asset, urgent or not.
     private struct Lane {
-        let window: Duration
+        var window: Duration
+        /// What `window` may grow to; equal to it in the other lane.
+        let longestWindow: Duration
         var queue: [Waiting] = []
         var oldest: ContinuousClock.Instant?
         /// Assets of this lane whose pipeline has not ended: each may still join.
@@ -59,8 +63,8 @@ actor GroupCommit {
         self.batchLimit = max(1, batchLimit)
         self.inProgress = max(1, inProgress ?? assets)
         lanes = [
-            Lane(window: window, outstanding: assets - urgent),
-            Lane(window: min(window, Self.urgentWindow), outstanding: urgent),
+            Lane(window: window, longestWindow: window, outstanding: assets - urgent),
+            Lane(window: min(window, Self.urgentWindow), longestWindow: window, outstanding: urgent),
         ]
     }
 
@@ -112,6 +116,7 @@ actor GroupCommit {
             lanes[lane].queue.removeFirst(batch.count)
             if lanes[lane].queue.isEmpty { lanes[lane].oldest = nil }
             lanes[lane].committing = true
+            lanes[lane].window = min(lanes[lane].window * 2, lanes[lane].longestWindow)
             lanes[lane].batchTask = Task { [weak self] in await self?.run(batch, lane: lane) }
         } else if lanes[lane].timer == nil {
             lanes[lane].timer = Task { [weak self] in
