@@ -122,12 +122,13 @@ def table(bench, rounds):
     tls.rows(s, row)
     row("F / F alone", f"{s['F'] / s['F_alone']:.2f}", "<= 2", s["F"] / s["F_alone"] <= 2)
     plan_py = s["C10000_text"] / s["C10000_python"]
-    row("C plan (text) / python json.load", f"{plan_py:.2f}", "<= 0.50", plan_py <= 0.5, "same file, same rounds")
+    # Issue 27 retired the 0.50 target that drove the reader's tuning; this guards against regressions.
+    row("C plan (text) / python json.load", f"{plan_py:.2f}", "<= 1.00", plan_py <= 1.0, "same file, same rounds")
     row("C plan --json / python json.load", f"{s['C10000'] / s['C10000_python']:.2f}")
     counts = getattr(bench, "counts", None)
     if counts:
         ratio = counts["summary-10000"] / counts["python-10000"]
-        row("C plan (text) / python json.load, instructions", f"{ratio:.2f}", "<= 0.50", ratio <= 0.5,
+        row("C plan (text) / python json.load, instructions", f"{ratio:.2f}", "<= 1.00", ratio <= 1.0,
             f"callgrind: {counts['summary-10000'] / 1e6:.0f} M / {counts['python-10000'] / 1e6:.0f} M Ir")
     flush_rows(s, bench, row)
     mixes.rows(s, bench.notes, row)

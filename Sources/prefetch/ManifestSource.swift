@@ -21,9 +21,7 @@ struct ManifestSource {
     /// With `trustedKeys`, the manifest's signature (MANIFEST.sig) is checked
     /// against its bytes before anything is read from them. The bytes come back
     /// too, for the checks that need the cache (``TrustedKeyOptions/judge``).
-    func loadLocal(
-        trustedKeys: TrustedKeys? = nil, eachNewURL: (@Sendable (AssetURL) -> Void)? = nil
-    ) throws(CommandFailure) -> (manifest: Manifest, bytes: Data) {
+    func loadLocal(trustedKeys: TrustedKeys? = nil) throws(CommandFailure) -> (manifest: Manifest, bytes: Data) {
         if trustedKeys != nil, argument == "-" {
             throw CommandFailure(
                 message: "a manifest on stdin cannot be checked against --trusted-key: no signature lies beside it; save it to a file with its .sig next to it, or pass its URL",
@@ -46,7 +44,7 @@ struct ManifestSource {
             }
         }
         do {
-            return (try Manifest.decode(data, eachNewURL: eachNewURL), data)
+            return (try Manifest.decode(data), data)
         } catch {
             throw CommandFailure(message: "\(argument): \(error); correct it there and run again", status: ExitStatus.usage)
         }

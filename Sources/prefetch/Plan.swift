@@ -21,12 +21,10 @@ struct Plan: AsyncParsableCommand {
             guard !source.isRemote else {
                 throw CommandFailure(message: "plan reads a local manifest; fetch it with 'prefetch run' first", status: ExitStatus.usage)
             }
-            // The cache is opened first so that its look-ups run while the manifest is
-            // read; a refused cache is still reported after a refused manifest.
+            // A refused cache is reported after a refused manifest.
             let opened = Result { () throws(CommandFailure) in try common.openReader() }
-            let lookahead = (try? opened.get())?.map(CacheLookahead.init)
             let trustedKeys = try trust.load()
-            let loaded = try source.loadLocal(trustedKeys: trustedKeys, eachNewURL: lookahead?.lookUp)
+            let loaded = try source.loadLocal(trustedKeys: trustedKeys)
             var manifest = loaded.manifest
             for warning in manifest.warnings { common.logger.warning("\(warning)") }
             let store = try opened.get()
@@ -34,9 +32,8 @@ struct Plan: AsyncParsableCommand {
                 try trust.judge(&manifest, bytes: loaded.bytes, argument: source.argument, store: store, keeping: false, logger: common.logger)
             }
             trust.apply(to: &manifest)
-            let report = Planner.plan(manifest, store: store, cacheDirectory: common.cacheDirectory, lookahead: lookahead)
+            let report = Planner.plan(manifest, store: store, cacheDirectory: common.cacheDirectory)
             ReportPrinter(options: output, quiet: common.quiet).print(report)
-            KeptUntilExit.keep((manifest, report))
             throw ExitCode(Run.exitStatus(for: report))
         } catch let failure as CommandFailure {
             throw failure.report()

@@ -14,15 +14,13 @@ struct ManifestBuilder: Sendable {
     var warnings: [String] = []
     /// Large manifests name the same few URLs many times: each is parsed once.
     var parsedURLs: [String: AssetURL] = [:]
-    let eachNewURL: (@Sendable (AssetURL) -> Void)?
 
     /// The smallest action a manifest can hold, `{"id":"a","type":"inapp","data":{}},`,
     /// is 37 bytes, so there are at most `bytes / 37`: room for that many is made
     /// once, instead of copying every action each time the array doubles. Room
     /// left unused is address space only, as the array fills from the front: its
     /// pages are never touched. (Not so for `seenIDs`, which a hash fills all over.)
-    init(bytes: Int, eachNewURL: (@Sendable (AssetURL) -> Void)?) {
-        self.eachNewURL = eachNewURL
+    init(bytes: Int) {
         actions.reserveCapacity(bytes / 37)
     }
 
@@ -116,7 +114,6 @@ struct ManifestBuilder: Sendable {
         do throws(AssetURL.ParseError) {
             let parsed = try AssetURL(parsing: raw)
             parsedURLs[raw] = parsed
-            eachNewURL?(parsed)
             return parsed
         } catch {
             switch error {

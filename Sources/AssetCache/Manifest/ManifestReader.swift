@@ -8,17 +8,14 @@ enum ManifestReader {
     /// the document's other keys (`integrity`, the signed freshness fields). What
     /// `each` is given after a mismatch does not matter: the mismatch is thrown
     /// at the end.
-    /// With `inTwoHalves`, the second half of `triggers` is read on a thread of
-    /// its own (``JSONReader/array(splitAt:first:second:joined:)``); `each` is
-    /// still called here, in order.
     static func read(
-        _ bytes: UnsafeRawBufferPointer, inTwoHalves: Bool = false, each: (consuming RawTrigger, Int) -> Void
+        _ bytes: UnsafeRawBufferPointer, each: (consuming RawTrigger, Int) -> Void
     ) throws(JSONReadError) -> RawManifestFields {
-        try JSONReader.read(bytes, name: "manifest") { json throws(JSONReadError) in try manifest(&json, inTwoHalves, each) }
+        try JSONReader.read(bytes, name: "manifest") { json throws(JSONReadError) in try manifest(&json, each) }
     }
 
     private static func manifest(
-        _ json: inout JSONReader, _ inTwoHalves: Bool, _ each: (consuming RawTrigger, Int) -> Void
+        _ json: inout JSONReader, _ each: (consuming RawTrigger, Int) -> Void
     ) throws(JSONReadError) -> RawManifestFields {
         var hasTriggers = false
         var fields = RawManifestFields()
@@ -29,22 +26,9 @@ enum ManifestReader {
                 hasTriggers = true
                 guard try json.next() == .array else { return try json.mismatch("an array") }
                 var index = 0
-                let first = { (json: inout JSONReader) throws(JSONReadError) in
+                try json.array { (json: inout JSONReader) throws(JSONReadError) in
                     if let raw = try trigger(&json) { each(raw, index) }
                     index += 1
-                }
-                let remaining = json.tokens.count - json.tokens.position
-                if inTwoHalves, let half = json.elementStart(near: json.tokens.position + remaining / 2) {
-                    try json.array(splitAt: half, first: first, second: { json throws(JSONReadError) in try trigger(&json) }) { raws, start in
-                        // Taken out, not copied out: each is handed on once.
-                        var raws = raws
-                        for offset in raws.indices {
-                            if let raw = raws[offset].take() { each(raw, start + offset) }
-                        }
-                        index = start + raws.count
-                    }
-                } else {
-                    try json.array(first)
                 }
             case .integrity?: fields.integrity = try stringMap(&json)
             case .version?: fields.version = try json.optionalNumber()

@@ -191,10 +191,8 @@ extension GarbageCollection {
 
 /// Readiness from the cache alone, for `plan`: no network, no lock, no writes.
 public enum Planner {
-    /// With `lookahead`, the copies it found while the manifest was read are used
-    /// (it must be of `store`).
     public static func plan(
-        _ manifest: Manifest, store: CacheStore?, cacheDirectory: String, now: Double? = nil, lookahead: CacheLookahead? = nil
+        _ manifest: Manifest, store: CacheStore?, cacheDirectory: String, now: Double? = nil
     ) -> PrefetchReport {
         let started = ContinuousClock.now
         let now = now ?? Date().timeIntervalSince1970
@@ -202,7 +200,7 @@ public enum Planner {
         var records: [AssetRecord] = []
         records.reserveCapacity(plan.fetchedRecords + plan.skipped.count)
         let urls = plan.fetch.map(\.url)
-        let copies = store.map { lookahead?.copies(of: urls) ?? CachedCopy.all(store: $0, urls: urls) }
+        let copies = store.map { CachedCopy.all(store: $0, urls: urls) }
         for (index, item) in plan.fetch.enumerated() {
             guard let copy = copies?[index] else {
                 records += item.failed(AssetFailure(.offlineMiss, "\(item.url) is not in the cache"), attempts: 0, finishedMs: 0)
