@@ -124,7 +124,7 @@ for target in "${TARGETS[@]}"; do
         mkdir -p Fuzz/corpus
         mv "$merged" "Fuzz/corpus/$target"
         chmod 755 "Fuzz/corpus/$target"
-        echo "== $target: Fuzz/corpus/$target has $(find "Fuzz/corpus/$target" -type f | wc -l) inputs, $(du -sk "Fuzz/corpus/$target" | cut -f1) KiB"
+        echo "== $target: Fuzz/corpus/$target has $(find "Fuzz/corpus/$target" -type f | wc -l) inputs, $(du -sk --apparent-size "Fuzz/corpus/$target" | cut -f1) KiB"
     fi
 done
 exit $status
