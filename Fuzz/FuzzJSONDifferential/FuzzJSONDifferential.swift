@@ -13,8 +13,8 @@ import Foundation
 /// (no new dependency, nothing to install for `make fuzz`), runs in-process (a
 /// parser in another process would cost a fork per input), is written apart from
 /// ours (swift-corelibs-foundation's JSONParser), and refuses every number a
-/// double cannot hold, as ours does. Its laxities are known and few, and are the
-/// rules `referenceDetectsEncoding` and `referenceAllowsTrailingCommas`.
+/// double cannot hold, as ours does. Its laxities are known and few: the rules
+/// in `Differential.Rule` name them, and ours' own documented limits.
 ///
 /// Our side is read three ways, which must agree among themselves first:
 /// `JSONReader.value()` (the whole tree, as `extras` is kept), `JSONReader.skip()`
@@ -26,6 +26,7 @@ public func fuzzJSONDifferential(_ start: UnsafePointer<UInt8>?, _ count: Int) -
     let bytes = start.map { Array(UnsafeBufferPointer(start: $0, count: count)) } ?? []
     let ours = Ours.value(bytes)
     if let problem = Ours.inconsistency(bytes, ours) { fail(problem, bytes) }
+    // Rule referenceDropsBOMInStrings: the reference reads the text with any U+FEFF in a string escaped.
     if let problem = Differential.disagreement(bytes, ours, Reference.read(TextScan.escapingBOMsInStrings(bytes) ?? bytes)) {
         fail(problem, bytes)
     }
@@ -127,8 +128,9 @@ private enum Reference {
 // MARK: the comparison
 
 private enum Differential {
-    /// The deliberate differences, each allowed once per text (a rule that rewrites
-    /// the text and compares again cannot loop).
+    /// Every deliberate difference between ours and the reference, by name; the
+    /// code that allows one names it. The three that rewrite the text and compare
+    /// again are allowed once per text, so that they cannot loop.
     enum Rule {
         /// RFC 8259 §8.1: JSON between systems is UTF-8, without a byte order mark,
         /// and a manifest is read as that only (docs/manifest.md, "Strictness").
@@ -147,6 +149,27 @@ private enum Differential {
         /// means the same (RFC 8259 §7) and which it reads right
         /// (`TextScan.escapingBOMsInStrings`, done before the comparison).
         case referenceDropsBOMInStrings
+        /// Ours refuses a key given twice in one object (docs/manifest.md: two
+        /// parsers could keep different values); the reference keeps the last.
+        /// The first duplicate in the text, found by `TextScan.firstBrokenRule`
+        /// with keys decoded by the reference, must be where ours stopped, with
+        /// the same message and path.
+        case duplicateKeyRefused
+        /// Ours refuses nesting deeper than JSONReader.maxDepth (128,
+        /// docs/manifest.md); the reference allows 512. Checked as
+        /// `duplicateKeyRefused` is. (A number out of a double's range is no such
+        /// rule: the reference refuses those too, so ours must agree.)
+        case depthLimit
+        /// The reference reads `-0` (no fraction, no exponent) as the integer 0,
+        /// which has no sign; ours keeps a double's -0.0.
+        case referenceIntegerZeroHasNoSign
+        /// The reference keeps a number of more than 17 characters (exponent
+        /// −128…127) as a Decimal of 38 significant digits, already rounded, so
+        /// the double nearest it may be one step from the double nearest the text
+        /// (a double rounding, only where the text lies almost halfway between
+        /// two doubles). Ours must be that double or one of its two neighbours.
+        /// (A Decimal has no -0 either, so zeros compare by value.)
+        case referenceDecimalRounding
     }
 
     static func disagreement(
@@ -183,11 +206,9 @@ private enum Differential {
             }
             return refused
         case .rule:
-            // Our documented rules (docs/manifest.md, "Strictness") that the reference
-            // does not keep: no key twice in one object (it keeps the last), and at
-            // most JSONReader.maxDepth levels (it allows 512). The first place the
-            // text breaks one, found by a scan of our own, must be where ours stopped.
-            // A number out of a double's range is no excuse: the reference refuses those too.
+            // Rules duplicateKeyRefused and depthLimit: the first place the text breaks
+            // one must be where ours stopped. Any other rule error (a number out of
+            // range) is a disagreement.
             guard let broken = TextScan.firstBrokenRule(bytes) else { return "\(refused); it breaks no rule of ours" }
             guard broken.what == error.what, broken.path == error.path else {
                 return "\(refused); the text first breaks a rule at '\(broken.path)': \(broken.what)"
@@ -250,10 +271,7 @@ private enum Differential {
         if let decimal = number as? NSDecimalNumber {
             let text = decimal.decimalValue.description
             guard let nearest = Double(text) else { return "the reference's Decimal \(text) is no double" }
-            // Rule referenceDecimalRounding: a Decimal keeps 38 significant digits, so
-            // it is already rounded, and the double nearest it may be one step away
-            // from the double nearest the text (a double rounding, only ever where
-            // the text lies almost halfway between two doubles).
+            // Rule referenceDecimalRounding.
             guard ours == nearest || ours == nearest.nextUp || ours == nearest.nextDown else {
                 return "\(ours) is more than one step from \(nearest), the double nearest the reference's Decimal \(text)"
             }
@@ -266,8 +284,7 @@ private enum Differential {
             return nil
         }
         let integer = type == "Q" ? Double(number.uint64Value) : Double(number.int64Value)
-        // Rule referenceIntegerZeroHasNoSign: `-0` (no fraction, no exponent) is the
-        // integer 0 to the reference, which has no sign; ours keeps a double's -0.0.
+        // Rule referenceIntegerZeroHasNoSign.
         if integer == 0, ours == 0 { return nil }
         guard ours.bitPattern == integer.bitPattern else { return "\(ours) is not \(integer), the double nearest the reference's integer \(number)" }
         return nil
@@ -277,7 +294,8 @@ private enum Differential {
 // MARK: a scan of the text
 
 /// Scans of a text the reference has read (so its strings and brackets are well
-/// formed): what the two rules above need to know of it, found without our reader.
+/// formed): what the rules that rewrite it or place a refusal need to know of
+/// it, found without our reader.
 private enum TextScan {
     /// The text with every comma that comes before `]` or `}` (white space
     /// between) removed, or nil if it has none.
