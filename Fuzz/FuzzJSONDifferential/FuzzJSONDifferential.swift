@@ -151,9 +151,12 @@ private enum Differential {
         case referenceDropsBOMInStrings
         /// Ours refuses a key given twice in one object (docs/manifest.md: two
         /// parsers could keep different values); the reference keeps the last.
-        /// The first duplicate in the text, found by `TextScan.firstBrokenRule`
-        /// with keys decoded by the reference, must be where ours stopped, with
-        /// the same message and path.
+        /// The first duplicate in the text, found by `TextScan.brokenRules` with
+        /// keys decoded by the reference, must be where ours stopped, with the
+        /// same message and path. The reference makes its numbers only once the
+        /// whole text is parsed, and never the ones in a value a later duplicate
+        /// replaced: a number out of range there is refused by ours alone, and is
+        /// allowed if it comes first and the text does give a key twice.
         case duplicateKeyRefused
         /// Ours refuses nesting deeper than JSONReader.maxDepth (128,
         /// docs/manifest.md); the reference allows 512. Checked as
@@ -207,11 +210,16 @@ private enum Differential {
             return refused
         case .rule:
             // Rules duplicateKeyRefused and depthLimit: the first place the text breaks
-            // one must be where ours stopped. Any other rule error (a number out of
-            // range) is a disagreement.
-            guard let broken = TextScan.firstBrokenRule(bytes) else { return "\(refused); it breaks no rule of ours" }
-            guard broken.what == error.what, broken.path == error.path else {
-                return "\(refused); the text first breaks a rule at '\(broken.path)': \(broken.what)"
+            // one of our rules must be where ours stopped.
+            let broken = TextScan.brokenRules(bytes)
+            guard let first = broken.first else { return "\(refused); it breaks no rule of ours" }
+            guard first.what == error.what, first.path == error.path else {
+                return "\(refused); the text first breaks a rule at '\(first.path)': \(first.what)"
+            }
+            // A number out of range is refused by the reference too, unless a later
+            // duplicate key replaced the value it was in (duplicateKeyRefused).
+            if first.rule == nil, !broken.contains(where: { $0.rule == .duplicateKeyRefused }) {
+                return "\(refused); no duplicate key hides that number from the reference"
             }
             return nil
         case .shape:
@@ -327,11 +335,13 @@ private enum TextScan {
         return removed ? result : nil
     }
 
-    /// The first place, in the order of the text, where it gives a key twice in
-    /// one object (keys compared as their unescaped bytes, as ours compares them)
-    /// or opens a container deeper than JSONReader.maxDepth: the message and path
-    /// ours gives there.
-    static func firstBrokenRule(_ bytes: [UInt8]) -> (what: String, path: String)? {
+    /// Where the text breaks our rules, in its order: a key given twice in one
+    /// object (keys compared as their unescaped bytes, as ours compares them), a
+    /// container deeper than JSONReader.maxDepth, and a number no double holds
+    /// (by the standard library's `Double(String)`; `rule` nil); each with the
+    /// message and path ours gives there.
+    static func brokenRules(_ bytes: [UInt8]) -> [(rule: Differential.Rule?, what: String, path: String)] {
+        var broken: [(rule: Differential.Rule?, what: String, path: String)] = []
         struct Frame {
             var index: Int  // -1 in an object
             var key: String?
@@ -351,7 +361,7 @@ private enum TextScan {
                     let key = Reference.read(escapingBOMsInStrings(literal) ?? literal) as? String ?? ""
                     frames[frames.count - 1].key = key
                     if !frames[frames.count - 1].keys.insert(Array(key.utf8)).inserted {
-                        return ("the key '\(key)' appears twice in one object", path(frames.map { ($0.index, $0.key) }))
+                        broken.append((.duplicateKeyRefused, "the key '\(key)' appears twice in one object", path(frames.map { ($0.index, $0.key) })))
                     }
                     expectingKey = false
                 }
@@ -359,7 +369,7 @@ private enum TextScan {
                 continue
             case UInt8(ascii: "{"), UInt8(ascii: "["):
                 if frames.count == JSONReader.maxDepth {
-                    return ("nested deeper than \(JSONReader.maxDepth) levels", path(frames.map { ($0.index, $0.key) }))
+                    broken.append((.depthLimit, "nested deeper than \(JSONReader.maxDepth) levels", path(frames.map { ($0.index, $0.key) })))
                 }
                 frames.append(Frame(index: byte == UInt8(ascii: "[") ? 0 : -1))
                 expectingKey = byte == UInt8(ascii: "{")
@@ -371,12 +381,26 @@ private enum TextScan {
             case UInt8(ascii: ","):
                 guard let last = frames.indices.last else { break }
                 if frames[last].index >= 0 { frames[last].index += 1 } else { expectingKey = true }
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                var end = index
+                while end < bytes.count, isNumberByte(bytes[end]) { end += 1 }
+                let text = String(decoding: bytes[index..<end], as: UTF8.self)
+                if !(Double(text)?.isFinite ?? false) {
+                    broken.append((nil, "the number \(text.prefix(40)) is out of range", path(frames.map { ($0.index, $0.key) })))
+                }
+                index = end
+                continue
             default:
                 break
             }
             index += 1
         }
-        return nil
+        return broken
+    }
+
+    static func isNumberByte(_ byte: UInt8) -> Bool {
+        byte &- UInt8(ascii: "0") < 10 || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+")
+            || byte == UInt8(ascii: ".") || byte | 0x20 == UInt8(ascii: "e")
     }
 
     /// JSONReader.path(depth:), restated: `a.b[0]["not an identifier"]`, and past
