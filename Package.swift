@@ -92,7 +92,7 @@ let package = Package(
 // and `swift test` never see them. Each file exports LLVMFuzzerTestOneInput and
 // has no main of its own (-parse-as-library): libFuzzer's main drives it.
 if Context.environment["ASSETCACHE_FUZZ"] != nil {
-    for name in ["FuzzManifest", "FuzzArchive", "FuzzImage"] {
+    for name in ["FuzzManifest", "FuzzJSONDifferential", "FuzzArchive", "FuzzImage"] {
         package.targets.append(.executableTarget(
             name: name,
             dependencies: ["AssetCache"],

@@ -10,14 +10,22 @@
 # that format's signature ($ASSETCACHE_FUZZ_FORMAT), each with its own corpus and
 # that format's fixtures as seeds: all of a run's time goes to one decoder.
 #
-# Environment: FUZZ_JOBS (parallel workers per target, default 1).
+# FuzzJSONDifferential reads each input with our JSON reader and with Foundation's
+# JSONSerialization and fails where they disagree (see its file for the rules).
+#
+# A target's committed corpus, Fuzz/corpus/<target>/, is a seed like the others.
+# With FUZZ_MERGE=1, a target that ran clean has it replaced by the minimised
+# (-merge=1) union of it and the corpus this run grew, less what the seeds
+# already cover, ready to commit.
+#
+# Environment: FUZZ_JOBS (parallel workers per target, default 1), FUZZ_MERGE.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SECONDS_EACH=${1:-60}
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(FuzzManifest FuzzArchive FuzzImage FuzzJPEG FuzzGIF FuzzWebP)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(FuzzManifest FuzzJSONDifferential FuzzArchive FuzzImage FuzzJPEG FuzzGIF FuzzWebP)
 SCRATCH=.build-fuzz
 
 # Not `--sanitize fuzzer --sanitize address`: SwiftPM passes swiftc two -sanitize=
@@ -48,6 +56,9 @@ BIN=$(swift build "${BUILD[@]}" --show-bin-path)
 seeds() {
     case "$1" in
         FuzzManifest) echo Fuzz/seeds/manifest fixtures/manifests ;;
+        # JSONTestSuite's test_parsing (y_, n_, i_) and its i_number cases inside
+        # an ignored manifest key; the manifest seeds for the manifest reader's paths.
+        FuzzJSONDifferential) echo Fuzz/seeds/json Fuzz/seeds/manifest ;;
         FuzzArchive) echo fixtures/assets/html fixtures/hostile/zip ;;
         FuzzImage) echo fixtures/assets/img fixtures/hostile/img ;;
         *)
@@ -65,6 +76,9 @@ seeds() {
     esac
 }
 
+# libFuzzer and ASan print the stack of a crash; Swift's backtracer, started by a
+# fatalError in a target, outlived the process and held its output open.
+export SWIFT_BACKTRACE=enable=no
 # A smaller quarantine than ASan's 256 MiB keeps -rss_limit_mb about our memory.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-quarantine_size_mb=32:detect_leaks=1}
 # Inputs are written to files for the validators: in memory, and removed at exit.
@@ -81,18 +95,36 @@ for target in "${TARGETS[@]}"; do
         -artifact_prefix="$artifacts/" -print_final_stats=1
     )
     [ "$target" = FuzzManifest ] && options+=(-dict=Fuzz/manifest.dict)
+    [ "$target" = FuzzJSONDifferential ] && options+=(-dict=Fuzz/json-numbers.dict)
+    committed=()
+    [ -d "Fuzz/corpus/$target" ] && committed=("Fuzz/corpus/$target")
     [ "${FUZZ_JOBS:-1}" -gt 1 ] && options+=(-jobs="$FUZZ_JOBS" -workers="$FUZZ_JOBS")
     echo "== $target: ${SECONDS_EACH}s"
     log="$SCRATCH/$target.log"
     set +e
     # shellcheck disable=SC2046  # seed folders are plain words
-    ASSETCACHE_FUZZ_FORMAT=$(format "$target") "$BIN/$(product "$target")" "${options[@]}" "$corpus" $(seeds "$target") >"$log" 2>&1
+    ASSETCACHE_FUZZ_FORMAT=$(format "$target") "$BIN/$(product "$target")" "${options[@]}" "$corpus" "${committed[@]}" $(seeds "$target") >"$log" 2>&1
     code=$?
     set -e
     grep -E "^(#[0-9]+[[:space:]]+(INITED|DONE)|==[0-9]+==|SUMMARY|Done [0-9]+ runs|stat::number_of_executed_units|stat::peak_rss_mb)" "$log" || true
     if [ $code -ne 0 ]; then
         echo "!! $target failed (exit $code): see $log and $artifacts/"
         status=1
+    elif [ "${FUZZ_MERGE:-0}" = 1 ]; then
+        # The seeds go into the output first, so that only what they do not cover
+        # is added; then they are taken out again.
+        merged=$(mktemp -d)
+        # shellcheck disable=SC2046  # seed folders are plain words
+        find $(seeds "$target") -maxdepth 1 -type f -exec cp {} "$merged"/ \;
+        mapfile -t seeded < <(ls -A "$merged")
+        ASSETCACHE_FUZZ_FORMAT=$(format "$target") "$BIN/$(product "$target")" -merge=1 -timeout=10 -rss_limit_mb=2048 \
+            -max_len=65536 "$merged" "$corpus" "${committed[@]}" >"$SCRATCH/$target.merge.log" 2>&1
+        for name in "${seeded[@]}"; do rm -f -- "${merged:?}/$name"; done
+        rm -rf "Fuzz/corpus/$target"
+        mkdir -p Fuzz/corpus
+        mv "$merged" "Fuzz/corpus/$target"
+        chmod 755 "Fuzz/corpus/$target"
+        echo "== $target: Fuzz/corpus/$target has $(find "Fuzz/corpus/$target" -type f | wc -l) inputs, $(du -sk --apparent-size "Fuzz/corpus/$target" | cut -f1) KiB"
     fi
 done
 exit $status

@@ -5,9 +5,12 @@ import Glibc
 
 /// Runs the package's own executables as a user would, capturing output and status.
 struct CommandResult: Sendable {
+    /// The exit status, or the signal's number when `signaled`.
     var status: Int32
     var stdout: Data
     var stderr: String
+    /// Whether a signal ended the process: its number alone would read as an exit status (SIGINT as 2).
+    var signaled = false
 
     var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
 
@@ -72,7 +75,8 @@ enum CommandRunner {
                 group.wait()
                 process.waitUntilExit()
                 continuation.resume(returning: CommandResult(
-                    status: process.terminationStatus, stdout: outData, stderr: String(decoding: errData, as: UTF8.self)))
+                    status: process.terminationStatus, stdout: outData, stderr: String(decoding: errData, as: UTF8.self),
+                    signaled: process.terminationReason == .uncaughtSignal))
             }
         }
     }
