@@ -67,7 +67,7 @@ private enum Ours {
         guard skipRefusal == refusal else {
             return "skip() and value() disagree: skip \(String(describing: skipRefusal)), value \(String(describing: refusal))"
         }
-        let manifest = Result { () throws(ManifestError) in try Manifest.decode(Data(bytes), onTwoThreads: false) }
+        let manifest = Result { () throws(ManifestError) in try Manifest.decode(Data(bytes)) }
         if let refusal {
             // Not JSON, or against a rule: the manifest reader says so exactly as the generic one does.
             let expected = ManifestError(path: refusal.path ?? "", refusal.message(line: true))

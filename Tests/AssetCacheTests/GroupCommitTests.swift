@@ -14,8 +14,9 @@ import Testing
 
     /// PNGs (two URLs with the same bytes among them), ZIPs (two with the same
     /// bytes), a `no-store` image and one session-start image; `query` goes on
-    /// every URL but the `no-store` one.
-    func manifest(_ server: FixtureServer, query: String? = nil) throws -> Manifest {
+    /// every URL but the `no-store` one (and, without `queryOnUrgent`, the
+    /// session-start one).
+    func manifest(_ server: FixtureServer, query: String? = nil, queryOnUrgent: Bool = true) throws -> Manifest {
         func url(_ path: String) -> String {
             guard let query else { return server.url(path) }
             return server.url(path + (path.contains("?") ? "&" : "?") + query)
@@ -28,7 +29,8 @@ import Testing
             message("zip-\(index)", #""type": "HTML_FULL", "zipped_assets_url": "\#(url("html/\(name)"))""#)
         }
         triggers.append(message("no-store", #""type": "MODAL", "image_url": "\#(server.url("img/rgb.png?cache_control=no-store"))""#))
-        triggers.append(message("opener", #""type": "MODAL", "image_url": "\#(url("img/photo.jpg"))""#, urgent: true))
+        let opener = queryOnUrgent ? url("img/photo.jpg") : server.url("img/photo.jpg")
+        triggers.append(message("opener", #""type": "MODAL", "image_url": "\#(opener)""#, urgent: true))
         return try Manifest.decode(Data(#"{"triggers": [\#(triggers.joined(separator: ","))]}"#.utf8))
     }
 
@@ -49,12 +51,12 @@ import Testing
 
     /// One cold run of ``manifest(_:query:)`` into a new cache, batches flushed
     /// with syncfs; `check` sees the report, the steps and the cache.
-    func coldRun(query: String? = nil, configure: (inout PrefetchOptions) -> Void,
+    func coldRun(query: String? = nil, queryOnUrgent: Bool = true, configure: (inout PrefetchOptions) -> Void,
                  check: (PrefetchReport, [DurabilityStep], String) throws -> Void) async throws {
         let server = try await FixtureServer.start(root: Self.assets)
         let cache = FileManager.default.temporaryDirectory.appendingPathComponent("group-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: cache) }
-        let (report, steps) = try await run(try manifest(server, query: query), cache: cache) {
+        let (report, steps) = try await run(try manifest(server, query: query, queryOnUrgent: queryOnUrgent), cache: cache) {
             $0.flushMethod = .filesystem
             configure(&$0)
         }
@@ -127,7 +129,9 @@ import Testing
     }
 
     @Test func aSessionStartAssetIsCommittedAloneWithoutWaitingForTheBatch() async throws {
-        try await coldRun(query: "delay_ms=300") {
+        // Every other asset arrives 300 ms late: the session-start one, on time,
+        // must not wait for them.
+        try await coldRun(query: "delay_ms=300", queryOnUrgent: false) {
             $0.commitWindow = .seconds(3600)
             $0.urgentHeadStart = .zero
         } check: { report, steps, cache in

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import AssetCache
 
@@ -17,10 +16,9 @@ import Testing
         }
     }
 
-    /// A large manifest's model is built on a second thread from batches of
-    /// triggers: the same actions in the same order, the same warnings, and the
-    /// same first error as when one thread reads and builds.
-    @Test func aModelBuiltOnASecondThreadIsTheSame() throws {
+    /// A large manifest: every action in order, its warnings, and the first error
+    /// with its line.
+    @Test func aLargeManifestIsReadWholeInOrder() throws {
         func manifest(_ count: Int, last: String = "") -> Data {
             let triggers = (0..<count).map { index in
                 index % 700 == 0 ? #"{"id": "p\#(index)", "type": "push"}"#
@@ -28,87 +26,16 @@ import Testing
             }
             return Data(#"{"triggers": [\#(triggers.joined(separator: ",\n"))\#(last)]}"#.utf8)
         }
-        func outcome(_ data: Data, onTwoThreads: Bool) -> Result<([String], [String], [Double]), ManifestError> {
-            Result { () throws(ManifestError) in
-                let decoded = try Manifest.decode(data, onTwoThreads: onTwoThreads)
-                return (decoded.actions.map(\.id), decoded.warnings, decoded.actions.map(\.priority))
-            }
-        }
-        let large = manifest(3000)
-        #expect(large.count > 128 * 1024)
-        let (ids, warnings, _) = try outcome(large, onTwoThreads: true).get()
-        #expect(ids.count == 3000 - 5 && ids.first == "m1" && ids.last == "m2999" && warnings.count == 5)
-        let duplicate = manifest(3000, last: #", {"id": "m2500", "type": "inapp", "data": {}}"#)
+        let large = try Manifest.decode(manifest(3000))
+        #expect(large.actions.count == 3000 - 5 && large.actions.first?.id == "m1" && large.actions.last?.id == "m2999")
+        #expect(large.warnings.count == 5)
+        let kept: [Int] = (0..<3000).filter { $0 % 700 != 0 }
+        let priorities: [Double] = kept.map { Double($0 % 7) }
+        #expect(large.actions.map(\.priority) == priorities)
+        #expect(throws: ManifestError.self) { try Manifest.decode(manifest(3000, last: #", {"id": "m2500", "type": "inapp", "data": {}}"#)) }
         let syntax = manifest(3000, last: #", {"id": "m2500", "type": "inapp", "data": {}}, {"id": }"#)
-        for data in [large, duplicate, syntax] {
-            let one = outcome(data, onTwoThreads: false), two = outcome(data, onTwoThreads: true)
-            switch (one, two) {
-            case (.success(let a), .success(let b)): #expect(a.0 == b.0 && a.1 == b.1 && a.2 == b.2)
-            case (.failure(let a), .failure(let b)): #expect(a == b)
-            default: Issue.record("one thread gave \(one), two gave \(two)")
-            }
-        }
-        #expect(throws: ManifestError.self) { try Manifest.decode(duplicate, onTwoThreads: true) }
-        let syntaxError = try #require(outcome(syntax, onTwoThreads: true).failureValue)
+        let syntaxError = try #require(Result { () throws(ManifestError) in try Manifest.decode(syntax) }.failureValue)
         #expect(syntaxError.message.contains("(line 3000, column"), "\(syntaxError)")
-    }
-
-    /// On two threads the second half of `triggers` is read by a reader of its
-    /// own, from a place guessed near the middle and proved by the first reader
-    /// arriving there: every outcome, errors and their places included, is the
-    /// one reading alone gives, wherever the fault and whatever the guess hit.
-    @Test(arguments: [
-        ("valid", 0, ""),
-        ("a shape mismatch in the second half", 2500, #""priority": "high", "#),
-        ("mismatches in both halves", 10, #""delay": "soon", "#),
-        ("a syntax error in the second half", 2500, #""priority": 1 2, "#),
-        ("a key twice in the second half", 2999, #""id": "again", "#),
-        ("nesting too deep in the second half", 2000, #""extras2": \#(String(repeating: "[", count: 130)), "#),
-        ("the middle inside a string", 1500, #""message": "\#(String(repeating: "}, {", count: 40_000))", "#),
-    ])
-    func aManifestReadInTwoHalvesGivesWhatOneReaderGives(_ name: String, at trigger: Int, insert: String) {
-        var triggers = (0..<3000).map { index in
-            #"{"id": "m\#(index)", "type": "inapp", "trigger_condition": [{"type": "open"}],\#n "data": {"type": "MODAL", "image_url": "https://cdn.test/\#(index % 300).png"}}"#
-        }
-        triggers[trigger] = triggers[trigger].replacingOccurrences(of: #""type": "inapp", "#, with: #""type": "inapp", "# + insert)
-        if name == "mismatches in both halves" {
-            triggers[2600] = triggers[2600].replacingOccurrences(of: #""type": "inapp", "#, with: #""type": "inapp", "priority": [], "#)
-        }
-        let data = Data(#"{"triggers": [\#(triggers.joined(separator: ",\n"))], "integrity": {}}"#.utf8)
-        let one = Result { () throws(ManifestError) in try Manifest.decode(data, onTwoThreads: false).actions.map(\.id) }
-        let two = Result { () throws(ManifestError) in try Manifest.decode(data, onTwoThreads: true).actions.map(\.id) }
-        switch (one, two) {
-        case (.success(let a), .success(let b)): #expect(a == b && a.count == 3000, "\(name)")
-        case (.failure(let a), .failure(let b)): #expect(a == b, "\(name)")
-        default: Issue.record("\(name): one reader gave \(one), two gave \(two)")
-        }
-        if name != "valid" && name != "the middle inside a string" {
-            #expect(one.failureValue?.path.hasPrefix("triggers[\(trigger)]") == true, "\(name): \(one)")
-        }
-        if name == "a syntax error in the second half" {
-            // Line 2 of each trigger (the \n in it) and the one before: line 2 * 2500 + 1.
-            #expect(one.failureValue?.message.contains("(line 5001, column") == true, "\(one)")
-        }
-    }
-
-    /// What `plan` looks up in the cache while the manifest is read: each URL once,
-    /// whichever thread builds the model.
-    @Test func eachNewURLIsToldOnceForEveryURLOnBothPaths() throws {
-        let triggers = (0..<3000).map { index in
-            #"{"id": "m\#(index)", "type": "inapp", "data": {"type": "HTML", "image_url": "https://cdn.test/\#(index % 300).png", "asset_urls": ["https://cdn.test/z\#(index % 7).css", "HTTPS://CDN.TEST:443/z\#(index % 7).css"]}}"#
-        }
-        let data = Data(#"{"triggers": [\#(triggers.joined(separator: ",\n"))]}"#.utf8)
-        #expect(data.count > 128 * 1024)
-        for onTwoThreads in [false, true] {
-            let told = Mutex<[AssetURL]>([])
-            let manifest = try Manifest.decode(data, onTwoThreads: onTwoThreads) { url in told.withLock { $0.append(url) } }
-            let urls = told.withLock { $0 }
-            let used = Set(manifest.actions.flatMap { $0.message.assets.map(\.url) })
-            // The two spellings of each stylesheet are one URL, but two strings: told
-            // twice. An HTML message's image_url is no asset of it, but is told too.
-            #expect(urls.count == 300 + 14, "two threads: \(onTwoThreads)")
-            #expect(Set(urls).count == 307 && used.count == 7 && used.isSubset(of: urls), "two threads: \(onTwoThreads)")
-        }
     }
 
     @Test func decodesDefaultsAndAssets() throws {

@@ -12,46 +12,34 @@ import Foundation
 //   BenchPlan summary MANIFEST CACHE_DIR  the same with the totals only (`plan` without --json)
 //
 // Each mechanism of `prefetch plan` can be turned off, one at a time:
-//   --one-thread     read the manifest on one thread (prefetch reads one of 128 KiB or more on two)
-//   --no-lookahead   look the cached copies up after the manifest is read, not while
-//   --free           free the manifest and the report before exit (prefetch keeps them: KeptUntilExit)
 //   --no-top-pad     glibc's default heap growth (prefetch sets M_TOP_PAD: LibC.growHeapsInLargeSteps)
 //   --encoder        the report through JSONEncoder instead of PrettyJSON
 let off = Set(CommandLine.arguments.filter { $0.hasPrefix("--") })
 let arguments = CommandLine.arguments.filter { !$0.hasPrefix("--") }
 guard arguments.count >= 3, let data = FileManager.default.contents(atPath: arguments[2]) else {
-    FileHandle.standardError.write(Data("usage: BenchPlan decode|plan|summary MANIFEST [CACHE_DIR] [--one-thread …]\n".utf8))
+    FileHandle.standardError.write(Data("usage: BenchPlan decode|plan|summary MANIFEST [CACHE_DIR] [--no-top-pad] [--encoder]\n".utf8))
     exit(64)
 }
 if !off.contains("--no-top-pad") { LibC.growHeapsInLargeSteps() }
 
 func plan(_ arguments: [String], data: Data, off: Set<String>) throws {
-    let store = arguments.count == 4 ? try CacheStore.openForReading(at: arguments[3]) : nil
-    let lookahead = off.contains("--no-lookahead") ? nil : store.map(CacheLookahead.init)
-    let twoThreads = !off.contains("--one-thread") && data.count >= 128 * 1024 && ProcessInfo.processInfo.activeProcessorCount > 1
-    let manifest = try Manifest.decode(data, onTwoThreads: twoThreads, eachNewURL: lookahead?.lookUp)
-    var report: PrefetchReport?
+    let manifest = try Manifest.decode(data)
     if arguments[1] != "decode", arguments.count == 4 {
-        report = Planner.plan(manifest, store: store, cacheDirectory: arguments[3], lookahead: lookahead)
+        let store = try CacheStore.openForReading(at: arguments[3])
+        let report = Planner.plan(manifest, store: store, cacheDirectory: arguments[3])
         if arguments[1] == "plan" {
             if off.contains("--encoder") {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes]
                 FileHandle.standardOutput.write(try encoder.encode(report))
             } else {
-                FileHandle.standardOutput.write(Data(report!.prettyJSON()))
+                FileHandle.standardOutput.write(Data(report.prettyJSON()))
             }
         } else {
-            print(report!.totals)
+            print(report.totals)
         }
     }
     print("\(manifest.actions.count) actions")
-    if !off.contains("--free") { _ = Unmanaged.passRetained(Box((manifest, report))) }
-}
-
-final class Box<Value> {
-    let value: Value
-    init(_ value: Value) { self.value = value }
 }
 
 try plan(arguments, data: data, off: off)

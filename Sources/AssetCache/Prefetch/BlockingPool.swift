@@ -14,7 +14,8 @@ import Synchronization
 /// Dispatch adds threads for blocked work only slowly, and a pool whose work
 /// waits on fsync needs all its threads at once.
 final class BlockingPool: Sendable {
-    private let jobs = Mutex<[@Sendable () -> Void]>([])
+    /// Each job does its work and returns how to hand the result over.
+    private let jobs = Mutex<[@Sendable () -> @Sendable () -> Void]>([])
     private let available = DispatchSemaphore(value: 0)
     private let width: Int
 
@@ -27,7 +28,12 @@ final class BlockingPool: Sendable {
 
     func run<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
         await withCheckedContinuation { continuation in
-            jobs.withLock { $0.append { continuation.resume(returning: work()) } }
+            jobs.withLock {
+                $0.append {
+                    let result = work()
+                    return { continuation.resume(returning: result) }
+                }
+            }
             available.signal()
         }
     }
@@ -40,8 +46,13 @@ final class BlockingPool: Sendable {
     private func work() {
         while true {
             available.wait()
-            guard let job = jobs.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else { return }
-            job()
+            guard var job = jobs.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else { return }
+            let handOver = job()
+            // The work's captures (a store, and with it the cache's lock) are let
+            // go before its caller goes on: a run that returned must not leave
+            // the lock held by a thread of its pool.
+            job = { {} }
+            handOver()
         }
     }
 }

@@ -34,16 +34,6 @@ package struct JSONReader: ~Copyable {
         tokens = JSONTokenizer(bytes)
     }
 
-    /// A reader of the same text from `position` on, inside the containers
-    /// `frames` describes (``array(splitAt:first:second:joined:)``).
-    init(_ bytes: UnsafeRawBufferPointer, from position: Int, inside frames: [Frame]) {
-        tokens = JSONTokenizer(bytes, from: position)
-        for frame in frames {
-            (self.frames + depth).initialize(to: frame)
-            depth += 1
-        }
-    }
-
     deinit {
         frames.deallocate()
     }

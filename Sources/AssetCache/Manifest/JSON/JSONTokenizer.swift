@@ -14,45 +14,12 @@ struct JSONTokenizer: ~Copyable {
     /// enough to place an error without reading the text again.
     private var line = 1
     private var lineStart = 0
-    /// Where a tokenizer that starts inside the text started (``init(_:from:)``):
-    /// `line` counts from the line there, and the lines before are counted only
-    /// for an error.
-    private var origin = 0
 
     /// `bytes` must stay valid for the tokenizer's lifetime.
     init(_ bytes: UnsafeRawBufferPointer) {
         count = bytes.count
         // An empty buffer may have no address; nothing is ever read from it then.
         base = bytes.baseAddress.map { $0.assumingMemoryBound(to: UInt8.self) } ?? UnsafePointer(bitPattern: 1)!
-    }
-
-    /// A tokenizer of the same text that starts at `position`, where a value
-    /// begins, for a second reader of one part of it.
-    init(_ bytes: UnsafeRawBufferPointer, from position: Int) {
-        self.init(bytes)
-        self.position = position
-        lineStart = position
-        origin = position
-    }
-
-    /// Where the tokenizer is, for another tokenizer of the same text to go on from.
-    struct Place: Sendable {
-        fileprivate var position: Int
-        fileprivate var line: Int
-        fileprivate var lineStart: Int
-    }
-
-    var place: Place { Place(position: position, line: line, lineStart: lineStart) }
-
-    /// Goes on from where a tokenizer that started here (``init(_:from:)``) stopped:
-    /// the bytes between were read by it, once.
-    mutating func goOn(from place: Place) {
-        precondition(place.position >= position, "a tokenizer only moves forward")
-        position = place.position
-        if place.line > 1 {
-            line += place.line - 1
-            lineStart = place.lineStart
-        }
     }
 
     // MARK: bytes
@@ -172,16 +139,9 @@ struct JSONTokenizer: ~Copyable {
     /// A syntax error at the current byte, placed by line and column (characters,
     /// not bytes, so that a column matches what an editor shows).
     func fault(_ what: String, kind: JSONReadError.Kind = .syntax) -> JSONReadError {
-        var start = lineStart
-        var lineNumber = line
-        if origin > 0 {
-            // Started inside the text: its lines before are counted now, for the error alone.
-            for index in 0..<origin where base[index] == 0x0A { lineNumber += 1 }
-            if line == 1 { while start > 0, base[start - 1] != 0x0A { start -= 1 } }
-        }
         var column = 1
-        for index in start..<min(position, count) where base[index] & 0xC0 != 0x80 { column += 1 }
-        return JSONReadError(kind, what, line: lineNumber, column: column)
+        for index in lineStart..<min(position, count) where base[index] & 0xC0 != 0x80 { column += 1 }
+        return JSONReadError(kind, what, line: line, column: column)
     }
 
     /// The current byte where a value should be.
