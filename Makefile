@@ -116,7 +116,8 @@ bench: release
 # killed at a random moment, a power cut, then verify and a next run. Needs FUSE;
 # not part of `make test`. LAZYFS_SRC and FETCHCONTENT_SOURCE_DIR_{TOML,SPDLOG}
 # point at local checkouts; POWERLOSS_ARGS="--skip-flush" shows that it fails
-# when a flush is skipped.
+# when a flush is skipped, and POWERLOSS_ARGS="--mix N" (1, 3, 50, 500) runs
+# bench/mixes.py's manifest with N of 500 messages at session start (issue 27).
 LAZYFS_PACKAGES = g++ cmake libfuse3-dev fuse3 pkg-config
 powerloss: deps
 	@if ! command -v cmake >/dev/null 2>&1 || ! command -v g++ >/dev/null 2>&1 || ! command -v fusermount3 >/dev/null 2>&1 || ! pkg-config --exists fuse3; then \

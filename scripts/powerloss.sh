@@ -6,7 +6,12 @@
 # must name an object whose bytes hash to its name (checked here with sha256sum,
 # apart from prefetch), and a next run must make every message ready.
 #
-#   scripts/powerloss.sh [--cycles N] [--skip-flush]
+#   scripts/powerloss.sh [--cycles N] [--skip-flush] [--mix N]
+#
+# The run's manifest is the bench's session (one message per asset, one of them a
+# session-start one), unless --mix N (1, 3, 50 or 500) names bench/mixes.py's: the
+# same 500 assets with N of their messages at session start (issue 27), so the
+# urgent lane's batches are cut too, not only the other lane's.
 #
 # --skip-flush runs the debug build with PREFETCH_DEBUG_SKIP_FLUSH=1, which skips
 # the flush of the assets' data (a switch only debug builds read): the test must
@@ -24,19 +29,24 @@
 # loses it on clear-cache; it passes creates, renames and deletes straight
 # through, so a missing directory fsync is caught by the order-of-calls tests in
 # `swift test`, not here. It ignores syncfs(2), as every FUSE file system but
-# virtiofs does, so on it the store flushes file by file (see GroupCommit).
+# virtiofs does, so on it the store flushes file by file (see BatchFlush).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cycles=${POWERLOSS_CYCLES:-20}
 skip_flush=
+mix=
+usage() { echo "usage: scripts/powerloss.sh [--cycles N] [--skip-flush] [--mix 1|3|50|500]" >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case $1 in
     --cycles) cycles=${2:?}; shift 2 ;;
     --skip-flush) skip_flush=1; shift ;;
-    *) echo "usage: scripts/powerloss.sh [--cycles N] [--skip-flush]" >&2; exit 2 ;;
+    --mix) mix=${2:?}; shift 2 ;;
+    *) usage ;;
     esac
 done
+# Only the mixes bench/mixes.py writes: another N would name no manifest.
+case $mix in '' | 1 | 3 | 50 | 500) ;; *) usage ;; esac
 
 say() { echo "powerloss: $*" >&2; }
 fail() { say "$*"; exit 1; }
@@ -128,26 +138,39 @@ mkdir -p "$mnt" "$run/root"
 "$server_bin" --root "$corpus/www" --port 0 >"$run/server.out" 2>"$run/server.err" &
 server_pid=$!
 for _ in $(seq 100); do
-    base=$(grep -o 'http://[0-9.:]*' "$run/server.out" | head -n 1) && [ -n "$base" ] && break
+    # 2>/dev/null: the background shell may not have created server.out yet.
+    base=$(grep -o 'http://[0-9.:]*' "$run/server.out" 2>/dev/null | head -n 1) && [ -n "$base" ] && break
     kill -0 "$server_pid" 2>/dev/null || fail "fixture-server exited: $(cat "$run/server.err")"
     sleep 0.1
 done
 [ -n "${base:-}" ] || fail "fixture-server did not print its URL"
 
 # The bench's session manifest (one message per asset, one of them a session-start one),
-# written by bench/run.py's own function for the server's URL.
-python3 - "$top/bench" "$run" "$base" "$corpus/assets.json" <<'EOF'
+# written by bench/run.py's own function for the server's URL; with --mix, the
+# mix's manifest, written by bench/mixes.py's as the bench writes it.
+python3 - "$top/bench" "$run" "$base" "$corpus/assets.json" "$mix" <<'EOF'
 import json, sys
 sys.path.insert(0, sys.argv[1])
-import run
+import mixes, run
 class Server:
     def url(self, no_cache=False):
         return sys.argv[3]
 assets = json.load(open(sys.argv[4]))["assets"]
-run.write_inputs(sys.argv[2], assets, Server())
+if sys.argv[5]:
+    mixes.write(sys.argv[2], assets, sys.argv[3])
+else:
+    run.write_inputs(sys.argv[2], assets, Server())
 EOF
-manifest=$run/manifests/session.json
+if [ -n "$mix" ]; then
+    manifest=$run/manifests/mix-$mix.json
+else
+    manifest=$run/manifests/session.json
+fi
+[ -f "$manifest" ] || fail "no manifest was written at $manifest"
 messages=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["triggers"]))' "$manifest")
+# Session-start messages are those triggered on "open" (bench/harness.py's message).
+urgent=$(python3 -c 'import json,sys; print(sum(t["trigger_condition"] == [{"type": "open"}] for t in json.load(open(sys.argv[1]))["triggers"]))' "$manifest")
+say "manifest $(basename "$manifest"): $messages messages, $urgent of them at session start"
 
 cat >"$run/lazyfs.toml" <<EOF
 [faults]
@@ -266,9 +289,11 @@ except Exception: print(-1)' <<<"$report")
     fi
 done
 
+# The summary names the manifest, so that the logs of several mixes tell which is which.
+what="${mix:+mix $mix, }$urgent of $messages messages at session start"
 if [ "$failed" -eq 0 ]; then
-    say "passed $cycles of $cycles cycles${skip_flush:+ (with a flush skipped: the test did not catch it)}"
+    say "passed $cycles of $cycles cycles ($what)${skip_flush:+ (with a flush skipped: the test did not catch it)}"
     exit 0
 fi
-say "FAILED $failed of $cycles cycles${skip_flush:+ (with PREFETCH_DEBUG_SKIP_FLUSH=1: a skipped flush is caught)}"
+say "FAILED $failed of $cycles cycles ($what)${skip_flush:+ (with PREFETCH_DEBUG_SKIP_FLUSH=1: a skipped flush is caught)}"
 exit 1
