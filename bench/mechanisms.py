@@ -1,6 +1,6 @@
 """Issue 27: what each mechanism that exists only for speed buys, measured with
-it and without it in the same run. The plan's (glibc's heap grown in large
-steps, the hand-written JSON report) through bench/BenchPlan, whose switches turn one off at a time, over
+it and without it in the same run. The plan's (the hand-written JSON report)
+through bench/BenchPlan, whose switches turn one off at a time, over
 plan-10000.json and the session's cache, each variant alternating with the
 default within a round; the run's head start through `run --head-start 0`,
 on F (the session-start message's ready_ms, last of 600)."""
@@ -10,10 +10,10 @@ import subprocess
 from harness import TOP, measure, opener_id
 
 # Switch of bench/BenchPlan, and the mechanism it turns off.
-# The two-thread read, the cache look-ahead and KeptUntilExit were measured
-# this way too and removed (BENCHMARKS.md, "Speed mechanisms").
+# The two-thread read, the cache look-ahead, KeptUntilExit and mallopt's
+# M_TOP_PAD were measured this way too and removed (BENCHMARKS.md, "Speed
+# mechanisms").
 PLAN = (
-    ("--no-top-pad", "heap grown in 16 MiB steps (mallopt M_TOP_PAD)"),
     ("--encoder", "hand-written JSON report (PrettyJSON) instead of JSONEncoder"),
 )
 REPEAT = 5

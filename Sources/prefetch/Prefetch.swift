@@ -33,7 +33,6 @@ struct Prefetch: AsyncParsableCommand {
     /// Usage errors exit 2 like every other "nothing was changed" refusal (docs/cli.md),
     /// not with the argument parser's 64.
     static func main() async {
-        LibC.growHeapsInLargeSteps()
         do {
             var command = try parseAsRoot()
             try bootstrapLogging(for: command)

@@ -12,15 +12,13 @@ import Foundation
 //   BenchPlan summary MANIFEST CACHE_DIR  the same with the totals only (`plan` without --json)
 //
 // Each mechanism of `prefetch plan` can be turned off, one at a time:
-//   --no-top-pad     glibc's default heap growth (prefetch sets M_TOP_PAD: LibC.growHeapsInLargeSteps)
 //   --encoder        the report through JSONEncoder instead of PrettyJSON
 let off = Set(CommandLine.arguments.filter { $0.hasPrefix("--") })
 let arguments = CommandLine.arguments.filter { !$0.hasPrefix("--") }
 guard arguments.count >= 3, let data = FileManager.default.contents(atPath: arguments[2]) else {
-    FileHandle.standardError.write(Data("usage: BenchPlan decode|plan|summary MANIFEST [CACHE_DIR] [--no-top-pad] [--encoder]\n".utf8))
+    FileHandle.standardError.write(Data("usage: BenchPlan decode|plan|summary MANIFEST [CACHE_DIR] [--encoder]\n".utf8))
     exit(64)
 }
-if !off.contains("--no-top-pad") { LibC.growHeapsInLargeSteps() }
 
 func plan(_ arguments: [String], data: Data, off: Set<String>) throws {
     let manifest = try Manifest.decode(data)

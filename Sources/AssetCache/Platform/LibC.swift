@@ -21,16 +21,4 @@ package enum LibC {
 
     /// Whether `/proc/self/fd/N` names open descriptor N (Linux's procfs).
     package static let hasProcFD = access("/proc/self/fd", X_OK) == 0
-
-    /// glibc grows a heap by what each allocation needs, one mprotect or brk
-    /// call a step: `prefetch plan` of 10,000 messages made 1,221 of them (69
-    /// with this). Room reserved ahead is address space only, not memory, until
-    /// it is written.
-    package static func growHeapsInLargeSteps() {
-        _ = glibcMallopt(-2 /* M_TOP_PAD */, 16 << 20)
-    }
 }
-
-/// mallopt(3): declared in <malloc.h>, which Glibc's module map leaves out.
-@_silgen_name("mallopt")
-private func glibcMallopt(_ parameter: Int32, _ value: Int32) -> Int32

@@ -11,8 +11,6 @@ struct AssetCommit {
     let options: PrefetchOptions
     let integrity: [AssetURL: [UInt8]]
     let now: Double
-    /// 10% of a session's URLs may serve bytes another URL already served.
-    let decoded = DecodedContents()
 
     /// A body that passed the checks of at least one of its kinds, with its
     /// unpacked tree when it passed as a ZIP, not yet in the store.
@@ -119,12 +117,8 @@ struct AssetCommit {
         }
     }
 
-    /// The bytes were hashed as they arrived, so equal hashes mean the very bytes
-    /// an earlier decode of this run passed, under the same limits.
     private func decodeImage(path: String, sha256: String) throws(AssetFailure) {
-        if decoded.containsImage(sha256) { return }
         _ = try ImageValidator.validate(path: path, limits: options.image).get()
-        decoded.insertImage(sha256)
     }
 
     /// The entry for the group commit; no ref for a `no-store` response, whose
