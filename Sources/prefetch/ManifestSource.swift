@@ -52,7 +52,7 @@ struct ManifestSource {
 
     func fetch(
         into store: CacheStore, limits: TransferLimits, headers: [HeaderArgument], trust: TrustedKeyOptions,
-        trustedKeys: TrustedKeys?, runDeadline: RunDeadline?, logger: Logger
+        trustedKeys: TrustedKeys?, runDeadline: RunDeadline?, offline: Bool, logger: Logger
     ) async throws(CommandFailure) -> Manifest {
         if !headers.isEmpty {
             let names = headers.map(\.name).joined(separator: ", ")
@@ -61,7 +61,7 @@ struct ManifestSource {
         do {
             return try await RemoteManifest.fetch(
                 argument, store: store, limits: limits, headers: headers.map(\.line), trustedKeys: trustedKeys,
-                channels: trust.audiences, runDeadline: runDeadline, logger: logger)
+                channels: trust.audiences, runDeadline: runDeadline, offline: offline, logger: logger)
         } catch {
             let status = switch error {
             case .unavailable, .signatureUnavailable: ExitStatus.manifestUnavailable

@@ -184,7 +184,7 @@ struct Run: AsyncParsableCommand {
             if manifest == nil {
                 manifest = try await source.fetch(
                     into: store, limits: options.transfer, headers: manifestHeaders, trust: trust, trustedKeys: trustedKeys,
-                    runDeadline: runDeadline, logger: common.logger)
+                    runDeadline: runDeadline, offline: offline, logger: common.logger)
             }
             trust.apply(to: &manifest!)
             let prefetcher = Prefetcher(store: store, options: options)

@@ -12,6 +12,9 @@ struct RemoteDocument {
     enum Source {
         case revalidated(CachedCopy, ResponseHeaders)
         case downloaded(FileLocation, TransferResult)
+        /// The copy stored by an earlier run, used without asking the server
+        /// (`--offline`, or the server could not be reached).
+        case stored(CachedCopy)
     }
 
     let url: AssetURL
@@ -20,7 +23,7 @@ struct RemoteDocument {
     /// Its bytes (a manifest's at most); nil when they cannot be read.
     func contents(in store: CacheStore) -> Data? {
         let bytes = switch source {
-        case .revalidated(let cached, _): store.objectContents(cached.ref.object)
+        case .revalidated(let cached, _), .stored(let cached): store.objectContents(cached.ref.object)
         case .downloaded(let location, _): location.directory.contents(of: location.name, limit: Manifest.maxSize)
         }
         return bytes.map { Data($0) }
@@ -29,6 +32,8 @@ struct RemoteDocument {
     /// Stores what the request brought: a 304's new freshness, or a new object and ref.
     func commit(to store: CacheStore, at now: Double) throws(StoreError) {
         switch source {
+        case .stored:
+            break
         case .revalidated(let cached, let headers):
             try store.writeRef(cached.revalidated(by: headers, at: now), for: url)
         case .downloaded(let location, let result):

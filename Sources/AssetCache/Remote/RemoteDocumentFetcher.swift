@@ -25,6 +25,9 @@ final class RemoteDocumentFetcher {
     private let deadline: ContinuousClock.Instant
     /// What the deadline is, for the message when it is reached.
     private let deadlineReason: String
+    /// The run's own deadline, not the documents': the run is over, so no
+    /// stored copy should stand in.
+    private let deadlineEndsRun: Bool
     private var engine: TransferEngine?
     private var downloads: [FileLocation] = []
 
@@ -52,7 +55,9 @@ final class RemoteDocumentFetcher {
         if let runDeadline, runDeadline.instant < own {
             deadline = runDeadline.instant
             deadlineReason = runDeadline.reason
+            deadlineEndsRun = true
         } else {
+            deadlineEndsRun = false
             deadline = own
             deadlineReason = "the manifest and its signature took more than \(DecimalText.fixed(seconds, digits: 0)) s together (--max-time)"
         }
@@ -73,7 +78,9 @@ final class RemoteDocumentFetcher {
         if let cached, result.status == 304 {
             return RemoteDocument(url: url, source: .revalidated(cached, result.headers))
         }
-        if let failure = result.failure { throw RemoteFailureMessage(failure.message) }
+        if let failure = result.failure {
+            throw RemoteFailureMessage(failure.message, isTransient: failure.isTransient(status: result.status))
+        }
         return RemoteDocument(url: url, source: .downloaded(download, result))
     }
 
@@ -141,7 +148,9 @@ final class RemoteDocumentFetcher {
             group.cancelAll()
             return first
         }
-        guard let result else { throw RemoteFailureMessage("timed out fetching \(request.url): \(deadlineReason)") }
+        guard let result else {
+            throw RemoteFailureMessage("timed out fetching \(request.url): \(deadlineReason)", isTransient: !deadlineEndsRun)
+        }
         return result
     }
 }
@@ -161,8 +170,13 @@ public struct RunDeadline: Sendable {
 /// Why a remote document could not be had, as one line.
 struct RemoteFailureMessage: Error {
     var message: String
+    /// The server or the network may recover (refused, DNS, timeout, 408,
+    /// 429, 5xx): a stored copy may stand in. Not a redirect to plain HTTP,
+    /// a 404, or anything the server meant.
+    var isTransient: Bool
 
-    init(_ message: String) {
+    init(_ message: String, isTransient: Bool = false) {
         self.message = message
+        self.isTransient = isTransient
     }
 }

@@ -41,9 +41,17 @@ public enum RemoteManifest {
     /// `headers` ("Name: value") go with the requests to the manifest's own
     /// origin only (the manifest and its signature), never elsewhere. With
     /// `trustedKeys`, `channels` are the audiences besides the URL itself.
+    ///
+    /// `offline`: no request at all; the copy an earlier run stored is used,
+    /// whatever its age. Online, when the manifest cannot be had for a reason
+    /// the server or the network may recover from (refused, DNS, timeout, 408,
+    /// 429, 5xx), the stored copy stands in, with a warning: a device keeps
+    /// its messages exactly when its network is worst. Either way a stored
+    /// copy passes the same checks as a fetched one (its stored signature,
+    /// version, audience and expiry); without one, the failure stands.
     public static func fetch(
         _ raw: String, store: CacheStore, limits: TransferLimits, headers: [String] = [], trustedKeys: TrustedKeys? = nil,
-        channels: [String] = [], runDeadline: RunDeadline? = nil,
+        channels: [String] = [], runDeadline: RunDeadline? = nil, offline: Bool = false,
         logger: Logger = Logger(label: "AssetCache", factory: { _ in SwiftLogNoOpLogHandler() }),
         now: Double = Date().timeIntervalSince1970
     ) async throws(Failure) -> Manifest {
@@ -58,19 +66,43 @@ public enum RemoteManifest {
         defer { fetcher.close() }
 
         let manifest: RemoteDocument
-        do {
-            manifest = try await fetcher.revalidate(url, now: now)
-        } catch {
-            throw .unavailable(error.message)
+        var usesStored = offline
+        if offline {
+            guard let stored = CachedCopy(store: store, url: url) else {
+                throw .unavailable("--offline, and no copy of \(url) is stored: run once online first")
+            }
+            manifest = RemoteDocument(url: url, source: .stored(stored))
+        } else {
+            do {
+                manifest = try await fetcher.revalidate(url, now: now)
+            } catch where error.isTransient {
+                guard let stored = CachedCopy(store: store, url: url) else { throw .unavailable(error.message) }
+                logger.warning("""
+                    the manifest could not be fetched (\(error.message)); using the copy stored \
+                    \(RFC3339Date.format(stored.ref.fetchedAt))
+                    """)
+                manifest = RemoteDocument(url: url, source: .stored(stored))
+                usesStored = true
+            } catch {
+                throw .unavailable(error.message)
+            }
         }
         let data = manifest.contents(in: store) ?? Data()
         var signature: RemoteDocument?
         if let trustedKeys {
             let signatureURL = signatureURL(of: url)
-            do {
-                signature = try await fetcher.download(signatureURL)
-            } catch {
-                throw .signatureUnavailable(url: signatureURL.string, reason: error.message)
+            if usesStored {
+                // The signature stored with that copy: the pair was checked together.
+                signature = CachedCopy(store: store, url: signatureURL).map { RemoteDocument(url: signatureURL, source: .stored($0)) }
+                if signature == nil {
+                    throw .signatureUnavailable(url: signatureURL.string, reason: "no copy of it is stored")
+                }
+            } else {
+                do {
+                    signature = try await fetcher.download(signatureURL)
+                } catch {
+                    throw .signatureUnavailable(url: signatureURL.string, reason: error.message)
+                }
             }
             do {
                 try trustedKeys.verify(data, signature: signature?.contents(in: store), name: signatureURL.string)

@@ -1,0 +1,80 @@
+import FixtureServer
+import Foundation
+import Testing
+
+/// Issue 28, point 3: a device keeps its messages when the manifest's server is
+/// not there — the copy an earlier run stored stands in, with a warning — and
+/// `--offline` asks no server anything, whatever the age of what is stored.
+@Suite struct StoredManifestTests {
+    struct Setup {
+        let scratch: Scratch
+        let server: FixtureServer
+        var cache: String { scratch.path("cache") }
+        var manifestURL: String { server.url("m.json") }
+
+        /// A manifest of two image messages, and a first run that stores it
+        /// and its assets (fresh for an hour).
+        static func make() async throws -> Setup {
+            let scratch = try Scratch()
+            let www = scratch.path("www")
+            try FileManager.default.createDirectory(atPath: "\(www)/img", withIntermediateDirectories: true)
+            for name in ["rgb.png", "gray.png"] {
+                try FileManager.default.copyItem(atPath: Package.assets.appendingPathComponent("img/\(name)").path, toPath: "\(www)/img/\(name)")
+            }
+            let server = try await FixtureServer.start(root: www)
+            let triggers = ["rgb", "gray"].map { name in
+                inapp(name, ["type": "MODAL", "image_url": server.url("img/\(name).png?cache_control=max-age%3D3600")])
+            }
+            try Data(try manifestJSON(triggers).utf8).write(to: URL(fileURLWithPath: "\(www)/m.json"))
+            let setup = Setup(scratch: scratch, server: server)
+            let first = try await setup.run([])
+            #expect(first.status == 0, "\(first.stderr)")
+            return setup
+        }
+
+        func run(_ extra: [String], url: String? = nil) async throws -> CommandResult {
+            try await CommandRunner.prefetch(["run", url ?? manifestURL, "--cache-dir", cache, "--json", "--retries", "0"] + extra)
+        }
+    }
+
+    @Test func withTheServerDownTheStoredManifestStandsIn() async throws {
+        let setup = try await Setup.make()
+        let url = setup.manifestURL
+        try await setup.server.stop()
+        let run = try await setup.run([], url: url)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("the manifest could not be fetched"), "\(run.stderr)")
+        #expect(run.stderr.contains("using the copy stored"), "\(run.stderr)")
+        #expect(try run.report().messages.map(\.verdict) == ["ready", "ready"])
+    }
+
+    @Test func offlineAsksNoServerAnything() async throws {
+        let setup = try await Setup.make()
+        setup.server.resetLog()
+        let run = try await setup.run(["--offline"])
+        let requests = setup.server.requests()
+        try await setup.server.stop()
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try run.report().messages.map(\.verdict) == ["ready", "ready"])
+        #expect(requests.isEmpty, "\(requests.map(\.target))")
+    }
+
+    @Test func offlineWithNothingStoredExits69() async throws {
+        let scratch = try Scratch()
+        let run = try await CommandRunner.prefetch([
+            "run", "http://127.0.0.1:9/m.json", "--cache-dir", scratch.path("cache"), "--offline",
+        ])
+        #expect(run.status == 69, "\(run.stderr)")
+        #expect(run.stderr.contains("no copy of http://127.0.0.1:9/m.json is stored"), "\(run.stderr)")
+    }
+
+    /// A 404 is the server's answer, not an outage: no stored copy stands in.
+    @Test func aManifestTheServerNoLongerHasIsNotReplaced() async throws {
+        let setup = try await Setup.make()
+        try FileManager.default.removeItem(atPath: setup.scratch.path("www/m.json"))
+        let run = try await setup.run([])
+        try await setup.server.stop()
+        #expect(run.status == 69, "\(run.stderr)")
+        #expect(!run.stderr.contains("using the copy stored"), "\(run.stderr)")
+    }
+}
