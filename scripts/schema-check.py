@@ -222,7 +222,9 @@ def enums(report_schema, simulate_schema):
 def check_manifests(tool, manifest_schema, work):
     events = os.path.join(work, "none.jsonl")
     open(events, "w").close()
+    # An empty cache directory: a --cache-dir that does not exist is refused.
     cache = os.path.join(work, "manifest-cache")
+    os.makedirs(cache, exist_ok=True)
     accepted = sorted(glob.glob(os.path.join(ROOT, "fixtures", "manifests", "*.json")))
     accepted.append(os.path.join(ROOT, "fixtures", "simulate", "manifest.json"))
     for path in accepted:
@@ -355,6 +357,8 @@ def main():
         if expired is not None:
             reports.append(expired)
 
+        # An empty directory, as before a first run: a missing one is refused.
+        os.makedirs(os.path.join(work, "none"), exist_ok=True)
         status_none = tool.json("status", "--cache-dir", os.path.join(work, "none"), "--json", statuses=(0,))
         if status_none is not None and check("status", schemas["status"], status_none, "status --json, no cache"):
             print("ok: status --json, no cache yet")

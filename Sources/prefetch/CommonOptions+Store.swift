@@ -1,4 +1,7 @@
 import AssetCache
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension CommonOptions {
     /// Writers (run, gc, verify --repair) hold the cache's lock for their whole run.
@@ -11,12 +14,32 @@ extension CommonOptions {
     }
 
     /// Readers take no lock and write nothing; nil when there is no cache yet.
+    /// A `--cache-dir` that does not exist is a mistake to say, not an empty
+    /// cache to report (a typo would otherwise read as "nothing cached"); the
+    /// default location before the first run is just empty.
     func openReader() throws(CommandFailure) -> CacheStore? {
+        if let cacheDir, access(cacheDirectory, F_OK) != 0 {
+            throw CommandFailure(
+                message: "no cache at '\(cacheDir)': the directory does not exist; check --cache-dir (a run creates it)",
+                status: ExitStatus.usage)
+        }
         do {
             return try CacheStore.openForReading(at: cacheDirectory, logger: logger)
         } catch {
             throw CommandFailure(error)
         }
+    }
+
+    /// A writer for commands that tend a cache (`gc`, `verify --repair`): they
+    /// never make one where there is no directory. nil when there is none.
+    func openExistingWriter(wait: Double = 0) throws(CommandFailure) -> CacheStore? {
+        guard access(cacheDirectory, F_OK) == 0 else {
+            guard let cacheDir else { return nil }
+            throw CommandFailure(
+                message: "no cache at '\(cacheDir)': the directory does not exist; check --cache-dir (a run creates it)",
+                status: ExitStatus.usage)
+        }
+        return try openWriter(wait: wait)
     }
 
     static func exitStatus(for error: StoreError) -> Int32 {

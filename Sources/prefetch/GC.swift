@@ -17,7 +17,13 @@ struct GC: ParsableCommand {
     func run() throws {
         do throws(CommandFailure) {
             // Opening as a writer sweeps tmp/ (but recent partial downloads).
-            let store = try common.openWriter(wait: wait.value)
+            guard let store = try common.openExistingWriter(wait: wait.value) else {
+                if !common.quiet && !json {
+                    print("no cache at \(TerminalText.safe(common.cacheDirectory)) yet: nothing to collect")
+                }
+                if json { writeJSON(GarbageCollection(budget: CacheState.defaultBudget, bytesBefore: 0, bytesAfter: 0)) { Console.standardOutput.write($0) } }
+                return
+            }
             let result = store.collectGarbage()
             if result.neededExceedBudget {
                 common.logger.warning("the last manifest's assets alone exceed the budget of \(ByteCount.format(result.budget)); they were kept")

@@ -26,7 +26,7 @@ struct Verify: ParsableCommand {
         let problems: [CacheProblem]
         do throws(CommandFailure) {
             // Checking only reads; repairing removes files, so it is a writer.
-            let store = repair ? try common.openWriter(wait: wait.value) : try common.openReader()
+            let store = repair ? try common.openExistingWriter(wait: wait.value) : try common.openReader()
             problems = store?.verify() ?? []
             if repair { store?.repair(problems) }
             let usage = store?.usage() ?? CacheUsage()

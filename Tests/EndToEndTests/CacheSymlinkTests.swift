@@ -147,6 +147,7 @@ import Glibc
         let url = server.url("slow.bin?rate=65536")
         let manifest = try scratch.write("m.json", try manifestJSON([inapp("slow", ["type": "HTML", "asset_urls": [url]])]))
         let cache = scratch.path("cache"), victim = scratch.path("victim")
+        try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
         #expect(try await CommandRunner.prefetch(["gc", "--cache-dir", cache]).status == 0)
         try FileManager.default.createDirectory(atPath: victim, withIntermediateDirectories: true)
 

@@ -80,6 +80,8 @@ import Glibc
     @Test func leftoversAtAnyDepthInTmpAreCountedAndSwept() async throws {
         let scratch = try Scratch()
         let cache = scratch.path("cache")
+        // gc makes a cache of an empty directory, never of a missing one.
+        try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
         #expect(try await CommandRunner.prefetch(["gc", "--cache-dir", cache]).status == 0)
         // What a run killed while unpacking leaves behind, planted by hand.
         let planted = Self.withDirectory("\(cache)/tmp", ["tree-1"] + Self.levels, create: true) { fd -> Bool in

@@ -47,6 +47,8 @@ import Testing
 
         // Whole file: an array, not a manifest. A number no double holds is refused
         // first, where it is read; else the document's shape at the root.
+        // An empty cache directory: plan refuses a --cache-dir that does not exist.
+        try FileManager.default.createDirectory(atPath: scratch.path("cache"), withIntermediateDirectories: true)
         let whole = try await CommandRunner.prefetch(["plan", raw, "--cache-dir", scratch.path("cache")])
         #expect(!whole.signaled, "\(name): killed by signal \(whole.status)")
         #expect(whole.status == 2, "\(name): \(whole.stderr)")

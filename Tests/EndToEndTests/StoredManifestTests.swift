@@ -78,3 +78,17 @@ import Testing
         #expect(!run.stderr.contains("using the copy stored"), "\(run.stderr)")
     }
 }
+
+/// Issue 28, point 4 (part): a mistyped `--cache-dir` is said, never turned
+/// into an empty cache that reports nothing, and nothing is created for it.
+@Suite struct MissingCacheDirectoryTests {
+    @Test(arguments: [["gc"], ["gc", "--json"], ["status"], ["verify"], ["verify", "--repair"]])
+    func aCacheDirectoryThatDoesNotExistIsAUsageErrorAndNothingIsMade(_ command: [String]) async throws {
+        let scratch = try Scratch()
+        let typo = scratch.path("nonexistent/typo")
+        let result = try await CommandRunner.prefetch(command + ["--cache-dir", typo])
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.contains("prefetch: error: no cache at '\(typo)': the directory does not exist; check --cache-dir"))
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("nonexistent")))
+    }
+}

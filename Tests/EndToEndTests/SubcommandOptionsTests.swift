@@ -101,9 +101,14 @@ import Testing
         #expect(quiet.status == 0 && quiet.stdout.isEmpty && quiet.stderr.isEmpty)
         let silent = try await setup.prefetch(plan + ["--log-level", "error"])
         #expect(silent.status == 0 && !silent.stderr.contains(OptionsSetup.skipWarning))
-        let elsewhere = try await setup.prefetch(["plan", setup.manifest, "--cache-dir", setup.scratch.path("none"), "--json"])
+        // An empty cache directory: nothing cached. A missing one: a typo to say.
+        try FileManager.default.createDirectory(atPath: setup.scratch.path("empty"), withIntermediateDirectories: true)
+        let elsewhere = try await setup.prefetch(["plan", setup.manifest, "--cache-dir", setup.scratch.path("empty"), "--json"])
         #expect(elsewhere.status == 1)
         #expect(try elsewhere.report().totals.discarded == 2)
+        let typo = try await setup.prefetch(["plan", setup.manifest, "--cache-dir", setup.scratch.path("typo"), "--json"])
+        #expect(typo.status == 2)
+        #expect(typo.stderr.contains("no cache at '\(setup.scratch.path("typo"))': the directory does not exist"))
     }
 
     @Test func simulateOptions() async throws {

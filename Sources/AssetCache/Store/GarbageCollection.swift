@@ -17,6 +17,12 @@ public struct GarbageCollection: Sendable, Equatable {
     public var removedTrees = 0
     /// The refs that must be kept alone exceed the budget; they were kept.
     public var neededExceedBudget = false
+
+    public init(budget: Int64, bytesBefore: Int64, bytesAfter: Int64) {
+        self.budget = budget
+        self.bytesBefore = bytesBefore
+        self.bytesAfter = bytesAfter
+    }
 }
 
 extension CacheStore {
