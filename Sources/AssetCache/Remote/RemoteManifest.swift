@@ -69,7 +69,7 @@ public enum RemoteManifest {
         var usesStored = offline
         if offline {
             guard let stored = CachedCopy(store: store, url: url) else {
-                throw .unavailable("--offline, and no copy of \(url) is stored: run once online first")
+                throw .unavailable("offline, and no copy of \(url) is stored: run once online first")
             }
             manifest = RemoteDocument(url: url, source: .stored(stored))
         } else {
