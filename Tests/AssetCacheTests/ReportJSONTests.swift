@@ -28,6 +28,11 @@ import Testing
         var report = PrefetchReport(
             manifest: manifest, plan: plan, records: records, now: 0, cacheDirectory: "/cache/dir", durationMs: 812)
         report.connections = 3
+        report.manifestOrigin = ManifestOrigin(url: "https://cdn.test/m.json", source: .stored, fetchedAt: 1_795_600_000.25)
+        var scrub = ScrubResult()
+        scrub.objects = 2
+        scrub.bytesRead = 4096
+        report.scrub = scrub
 
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes]
@@ -36,6 +41,8 @@ import Testing
         #expect(encoded != nil)
         #expect(written == encoded)
         #expect((written?["totals"] as? NSDictionary)?["connections"] as? Int == 3)
+        #expect((written?["manifest"] as? NSDictionary)?["source"] as? String == "stored")
+        #expect((written?["scrub"] as? NSDictionary)?["bytes_read"] as? Int == 4096)
         #expect(String(decoding: report.prettyJSON(), as: UTF8.self).hasPrefix("{\n  \"version\" : \"1.1.0\",\n  \"cache_dir\" : \"/cache/dir\","))
     }
 }

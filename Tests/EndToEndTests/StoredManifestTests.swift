@@ -46,6 +46,27 @@ import Testing
         #expect(run.stderr.contains("the manifest could not be fetched"), "\(run.stderr)")
         #expect(run.stderr.contains("using the copy stored"), "\(run.stderr)")
         #expect(try run.report().messages.map(\.verdict) == ["ready", "ready"])
+        let origin = try Self.origin(run)
+        #expect(origin?.source == "stored" && origin?.url == url)
+        #expect((origin?.fetched_at ?? .infinity) < Date().timeIntervalSince1970)
+    }
+
+    /// The report's `manifest`, through its documented keys.
+    struct Origin: Decodable {
+        var url, source: String
+        var fetched_at: Double
+    }
+
+    static func origin(_ run: CommandResult) throws -> Origin? {
+        struct Document: Decodable { var manifest: Origin? }
+        return try JSONDecoder().decode(Document.self, from: run.stdout).manifest
+    }
+
+    @Test func aFetchedManifestSaysSo() async throws {
+        let setup = try await Setup.make()
+        let run = try await setup.run([])
+        try await setup.server.stop()
+        #expect(try Self.origin(run)?.source == "fetched")
     }
 
     @Test func offlineAsksNoServerAnything() async throws {
@@ -56,6 +77,7 @@ import Testing
         try await setup.server.stop()
         #expect(run.status == 0, "\(run.stderr)")
         #expect(try run.report().messages.map(\.verdict) == ["ready", "ready"])
+        #expect(try Self.origin(run)?.source == "stored")
         #expect(requests.isEmpty, "\(requests.map(\.target))")
     }
 

@@ -9,6 +9,9 @@ public struct Manifest: Sendable {
     public var warnings: [String]
     /// `version`, `expires`, `signed_at` and `audience`, as the document gives them.
     public var freshness: ManifestFreshness
+    /// Where a manifest from a URL came from this time (``RemoteManifest``);
+    /// nil for a local file.
+    public var origin: ManifestOrigin?
 
     public init(
         actions: [TriggeredAction], integrity: [AssetURL: [UInt8]] = [:], warnings: [String] = [],
@@ -135,5 +138,25 @@ public struct InAppMessage: Sendable {
         case .slideup, .modal, .full: if let imageURL { body(imageURL, .image) }
         case .unsupported: return
         }
+    }
+}
+
+/// How a run got a manifest from a URL: fetched (or confirmed by a 304) now,
+/// or the copy an earlier run stored, standing in for a server that could not
+/// be reached or for `--offline` (the report's `manifest`, docs/report.md).
+public struct ManifestOrigin: Sendable, Equatable {
+    public enum Source: String, Sendable {
+        case fetched, stored
+    }
+
+    public var url: String
+    public var source: Source
+    /// When the copy used was fetched or last confirmed, seconds since 1970.
+    public var fetchedAt: Double
+
+    public init(url: String, source: Source, fetchedAt: Double) {
+        self.url = url
+        self.source = source
+        self.fetchedAt = fetchedAt
     }
 }

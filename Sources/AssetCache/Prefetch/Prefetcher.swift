@@ -127,6 +127,7 @@ public final class Prefetcher: Sendable {
         report.downloadedBytes = observer.receivedBytes
         report.connections = engine?.connectionsOpened ?? 0
         report.scrub = scrub
+        report.manifestOrigin = manifest.origin
         report.garbageCollection = try remember(report, plan: plan)
         return report
     }

@@ -135,6 +135,9 @@ public enum RemoteManifest {
         } catch {
             throw .storage(error.description)
         }
+        var storedAt = now
+        if case .stored(let copy) = manifest.source { storedAt = copy.ref.fetchedAt }
+        decoded.origin = ManifestOrigin(url: url.redacted, source: usesStored ? .stored : .fetched, fetchedAt: storedAt)
         return decoded
     }
 

@@ -40,6 +40,14 @@ extension PrefetchReport {
                 json.key("downloaded_bytes"); json.integer(totals.downloadedBytes)
                 json.key("connections"); json.integer(totals.connections)
             }
+            if let origin = manifestOrigin {
+                json.key("manifest")
+                json.object { json in
+                    json.key("url"); json.string(origin.url)
+                    json.key("source"); json.string(origin.source.rawValue)
+                    json.key("fetched_at"); json.number(origin.fetchedAt)
+                }
+            }
             if let scrub {
                 json.key("scrub")
                 json.object { json in

@@ -11,6 +11,8 @@ public struct PrefetchReport: Sendable, Encodable {
     public var garbageCollection: GarbageCollection?
     /// What the run's scrub re-read and found; nil for `plan` and when turned off.
     public var scrub: ScrubResult?
+    /// Where a manifest from a URL came from; nil for a local file.
+    public var manifestOrigin: ManifestOrigin?
     /// Every body byte received in the run, failed and partial attempts and error
     /// pages included: what the run cost the network, not what it stored.
     public var downloadedBytes: Int64 = 0
@@ -94,6 +96,7 @@ public struct PrefetchReport: Sendable, Encodable {
 
     enum CodingKeys: String, CodingKey {
         case version, messages, assets, totals, scrub
+        case manifestOrigin = "manifest"
         case cacheDirectory = "cache_dir"
         case durationMs = "duration_ms"
     }
@@ -106,7 +109,22 @@ public struct PrefetchReport: Sendable, Encodable {
         try container.encode(messages, forKey: .messages)
         try container.encode(assets, forKey: .assets)
         try container.encode(totals, forKey: .totals)
+        try container.encodeIfPresent(manifestOrigin, forKey: .manifestOrigin)
         try container.encodeIfPresent(scrub, forKey: .scrub)
+    }
+}
+
+extension ManifestOrigin: Encodable {
+    enum CodingKeys: String, CodingKey {
+        case url, source
+        case fetchedAt = "fetched_at"
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(url, forKey: .url)
+        try container.encode(source.rawValue, forKey: .source)
+        try container.encode(fetchedAt, forKey: .fetchedAt)
     }
 }
 
