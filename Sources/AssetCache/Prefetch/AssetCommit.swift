@@ -63,7 +63,7 @@ struct AssetCommit {
             var image: Result<Void, AssetFailure>?
             func decodedImage() -> Result<Void, AssetFailure> {
                 if let image { return image }
-                let decoded = Result { () throws(AssetFailure) in try decodeImage(path: path, sha256: result.sha256) }
+                let decoded = Result { () throws(AssetFailure) in try decodeImage(path: path) }
                 image = decoded
                 return decoded
             }
@@ -117,7 +117,7 @@ struct AssetCommit {
         }
     }
 
-    private func decodeImage(path: String, sha256: String) throws(AssetFailure) {
+    private func decodeImage(path: String) throws(AssetFailure) {
         _ = try ImageValidator.validate(path: path, limits: options.image).get()
     }
 
