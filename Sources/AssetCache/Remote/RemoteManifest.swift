@@ -66,7 +66,6 @@ public enum RemoteManifest {
         defer { fetcher.close() }
 
         let manifest: RemoteDocument
-        var usesStored = offline
         if offline {
             guard let stored = CachedCopy(store: store, url: url) else {
                 throw .unavailable("offline, and no copy of \(url) is stored: run once online first")
@@ -82,16 +81,16 @@ public enum RemoteManifest {
                     \(RFC3339Date.format(stored.ref.fetchedAt))
                     """)
                 manifest = RemoteDocument(url: url, source: .stored(stored))
-                usesStored = true
             } catch {
                 throw .unavailable(error.message)
             }
         }
         let data = manifest.contents(in: store) ?? Data()
+        let storedCopy: CachedCopy? = if case .stored(let copy) = manifest.source { copy } else { nil }
         var signature: RemoteDocument?
         if let trustedKeys {
             let signatureURL = signatureURL(of: url)
-            if usesStored {
+            if storedCopy != nil {
                 // The signature stored with that copy: the pair was checked together.
                 signature = CachedCopy(store: store, url: signatureURL).map { RemoteDocument(url: signatureURL, source: .stored($0)) }
                 if signature == nil {
@@ -135,9 +134,8 @@ public enum RemoteManifest {
         } catch {
             throw .storage(error.description)
         }
-        var storedAt = now
-        if case .stored(let copy) = manifest.source { storedAt = copy.ref.fetchedAt }
-        decoded.origin = ManifestOrigin(url: url.redacted, source: usesStored ? .stored : .fetched, fetchedAt: storedAt)
+        decoded.origin = ManifestOrigin(
+            url: url.redacted, source: storedCopy == nil ? .fetched : .stored, fetchedAt: storedCopy?.ref.fetchedAt ?? now)
         return decoded
     }
 
