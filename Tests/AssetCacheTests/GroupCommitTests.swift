@@ -45,7 +45,11 @@ import Testing
         var options = PrefetchOptions()
         options.durabilityObserver = { steps.append($0) }
         configure(&options)
-        let report = try await Prefetcher(store: try CacheStore.openForWriting(at: cache), options: options).run(manifest)
+        // wait: under load a finished run's store was seen still alive for a
+        // moment after `run` returned (twice in CI, not found yet; the closing
+        // note of issue 27 says so): the second run of a test waits for it.
+        let store = try CacheStore.openForWriting(at: cache, wait: 10)
+        let report = try await Prefetcher(store: store, options: options).run(manifest)
         return (report, steps.values)
     }
 
