@@ -133,9 +133,10 @@ import Testing
     }
 
     @Test func aSessionStartAssetIsCommittedAloneWithoutWaitingForTheBatch() async throws {
-        // Every other asset arrives 300 ms late: the session-start one, on time,
-        // must not wait for them.
-        try await coldRun(query: "delay_ms=300", queryOnUrgent: false) {
+        // Every other asset arrives 2 s late (300 ms was too little for a loaded
+        // CI machine to decode and commit the session-start one first): the
+        // session-start one, on time, must not wait for them.
+        try await coldRun(query: "delay_ms=2000", queryOnUrgent: false) {
             $0.commitWindow = .seconds(3600)
             $0.urgentHeadStart = .zero
         } check: { report, steps, cache in
