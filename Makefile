@@ -18,9 +18,10 @@ build: deps
 	$(SWIFT) build
 
 # The tests make a private CA with openssl and sign manifests with signify-openbsd,
-# as operators and publishers do, and run prefetch under faketime for a device
-# whose clock is elsewhere; a missing tool fails its tests, it never skips them.
-TEST_TOOLS = openssl signify-openbsd faketime
+# as operators and publishers do, run prefetch under faketime for a device
+# whose clock is elsewhere and under strace to see an offline run connect nowhere;
+# a missing tool fails its tests, it never skips them.
+TEST_TOOLS = openssl signify-openbsd faketime strace
 test-deps:
 	@for tool in $(TEST_TOOLS); do command -v $$tool >/dev/null 2>&1 || missing=1; done; \
 	if [ -n "$$missing" ]; then \

@@ -90,6 +90,52 @@ import Testing
         #expect(run.stderr.contains("no copy of http://127.0.0.1:9/m.json is stored"), "\(run.stderr)")
     }
 
+    /// The server is up but failing: a route that answers 503 once the first
+    /// run has stored the manifest. The stored copy stands in as when the
+    /// server is gone, and the run exits as readiness decides.
+    @Test func aServerAnswering503IsAnOutageTheStoredManifestRidesThrough() async throws {
+        let setup = try await Setup.make()
+        // `fail_first=1` answers the first request to this URL 503 and later
+        // ones 200; `--retries 1` stores it, and after `resetLog` (which
+        // starts the count again) `--retries 0` meets only the 503.
+        let url = setup.server.url("m.json?fail_first=1&fail_status=503")
+        let first = try await setup.run(["--retries", "1"], url: url)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(try Self.origin(first)?.source == "fetched")
+        setup.server.resetLog()
+        let run = try await setup.run([], url: url)
+        let statuses = setup.server.requests().filter { $0.target.hasPrefix("/m.json") }.map(\.status)
+        try await setup.server.stop()
+        #expect(statuses == [503], "the manifest was asked for once, and answered 503")
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("503"), "\(run.stderr)")
+        #expect(run.stderr.contains("using the copy stored"), "\(run.stderr)")
+        #expect(try run.report().messages.map(\.verdict) == ["ready", "ready"])
+        #expect(try Self.origin(run)?.source == "stored")
+    }
+
+    /// The Done-when's own check: `strace -f -e trace=network` of an offline
+    /// run whose stored manifest is stale shows no `connect` (nor any other
+    /// socket call that could reach a server).
+    @Test func offlineWithAStaleStoredManifestMakesNoNetworkCall() async throws {
+        let setup = try await Setup.make()
+        // `no-cache` makes the stored manifest stale from the moment it is stored.
+        let url = setup.server.url("m.json?cache_control=no-cache")
+        let first = try await setup.run([], url: url)
+        #expect(first.status == 0, "\(first.stderr)")
+        try await setup.server.stop()
+        let trace = setup.scratch.path("strace.txt")
+        let traced = try await SystemTool.run("strace", [
+            "-f", "-e", "trace=network", "-o", trace,
+            CommandRunner.binDirectory.appendingPathComponent("prefetch").path,
+            "run", url, "--cache-dir", setup.cache, "--json", "--offline",
+        ])
+        #expect(try traced.report().messages.map(\.verdict) == ["ready", "ready"])
+        let calls = try String(contentsOfFile: trace, encoding: .utf8)
+        let network = calls.split(separator: "\n").filter { $0.contains("connect(") || $0.contains("sendto(") || $0.contains("socket(AF_INET") }
+        #expect(network.isEmpty, "\(network)")
+    }
+
     /// A 404 is the server's answer, not an outage: no stored copy stands in.
     @Test func aManifestTheServerNoLongerHasIsNotReplaced() async throws {
         let setup = try await Setup.make()
