@@ -1,0 +1,261 @@
+#!/usr/bin/env python3
+"""A device's link, emulated in userspace: a TCP proxy on loopback.
+
+    python3 bench/linkem.py --listen PORT --upstream HOST:PORT \
+        --down 20mbit --up 5mbit --delay 60ms [--control PORT]
+
+Every connection made to PORT is carried to HOST:PORT through one link:
+
+- a token bucket per direction, shared by every connection (a modem's
+  bandwidth is the link's, not each connection's), with a burst of 10 ms of
+  the rate: bytes leave in FIFO order at the link's rate;
+- a one-way delay per direction, after the bucket (propagation);
+- outages on command: every open connection is reset (the kernel sends RST,
+  so a client reads "Connection reset by peer", as at a cell handover) and the
+  listening socket is closed for the outage (a new connection is refused);
+- byte counters per direction, and a count of connections.
+
+No kernel qdisc (tc/netem) is needed, so it runs on any CI and in containers.
+What it does not emulate: loss and reordering (TCP would hide both as delay),
+and a queue limit (the bucket's wait back-pressures the sender instead: a
+connection's reader does not read the next segment until the link took the
+last one, so at most delay × rate bytes are in flight per direction).
+
+The control port (127.0.0.1 only) takes one command per line and answers one
+JSON line: `stats`, `reset-stats`, `outage SECONDS`.
+
+Used by bench/link.py (the link rows of `make bench`) and by the tests of
+issue 29, which start it as a process.
+"""
+
+import argparse
+import asyncio
+import json
+import re
+import socket
+import struct
+import sys
+import time
+
+SEGMENT = 4096
+
+
+def parse_rate(text):
+    """`20mbit`, `500kbit`, `2000000` (bit/s) → bytes per second."""
+    match = re.fullmatch(r"(\d+(?:\.\d+)?)(kbit|mbit|gbit)?", text.strip().lower())
+    if not match:
+        raise argparse.ArgumentTypeError(f"not a rate: {text!r} (say 20mbit, 500kbit or bits per second)")
+    scale = {None: 1, "kbit": 1e3, "mbit": 1e6, "gbit": 1e9}[match.group(2)]
+    return float(match.group(1)) * scale / 8
+
+
+def parse_delay(text):
+    """`60ms`, `0.3s`, `300` (ms) → seconds."""
+    match = re.fullmatch(r"(\d+(?:\.\d+)?)(ms|s)?", text.strip().lower())
+    if not match:
+        raise argparse.ArgumentTypeError(f"not a delay: {text!r} (say 60ms or 0.3s)")
+    value = float(match.group(1))
+    return value if match.group(2) == "s" else value / 1000
+
+
+class Bucket:
+    """One direction of the link: segments leave one after the other at `rate`
+    bytes a second. A virtual clock (`free_at`) rather than a token count, so
+    waiting senders are served in the order they arrived. The clock may lag
+    `now` by up to SLACK: a sender woken late by the event loop does not lose
+    the link's time (without it a 20 Mbit/s link carried 13)."""
+
+    SLACK = 0.01
+
+    def __init__(self, rate):
+        self.rate = rate
+        self.free_at = 0.0
+        self.bytes = 0
+
+    async def send(self, size):
+        now = time.monotonic()
+        start = max(now - self.SLACK, self.free_at)
+        self.free_at = start + size / self.rate
+        self.bytes += size
+        await asyncio.sleep(self.free_at - now)
+
+
+class Link:
+    def __init__(self, upstream, down, up, delay):
+        self.upstream = upstream
+        self.down = Bucket(down)
+        self.up = Bucket(up)
+        self.delay = delay
+        self.connections = set()
+        self.accepted = 0
+        self.refused_until = 0.0
+        self.outages = 0
+        self.server = None
+        self.listen = None
+
+    async def start(self, host, port):
+        self.listen = (host, port)
+        self.server = await asyncio.start_server(self.carry, host, port, reuse_address=True)
+        return self.server.sockets[0].getsockname()[1]
+
+    async def carry(self, client_reader, client_writer):
+        self.accepted += 1
+        try:
+            server_reader, server_writer = await asyncio.open_connection(*self.upstream)
+        except OSError:
+            reset(client_writer)
+            return
+        pair = (client_writer, server_writer)
+        self.connections.add(pair)
+        try:
+            await asyncio.gather(
+                self.pipe(client_reader, server_writer, self.up),
+                self.pipe(server_reader, client_writer, self.down),
+            )
+        finally:
+            self.connections.discard(pair)
+            for writer in pair:
+                writer.close()
+
+    async def pipe(self, reader, writer, bucket):
+        """Read a segment, let the link take it, deliver it `delay` later. The
+        delivery runs beside the reading so one-way delay does not limit the
+        rate (a link carries delay × rate bytes at once)."""
+        queue = asyncio.Queue()
+
+        async def deliver():
+            while True:
+                due, data = await queue.get()
+                if data is None:
+                    break
+                wait = due - time.monotonic()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                try:
+                    writer.write(data)
+                    await writer.drain()
+                except (ConnectionError, RuntimeError):
+                    break
+            if writer.can_write_eof() and not writer.is_closing():
+                try:
+                    writer.write_eof()
+                except OSError:
+                    pass
+
+        delivery = asyncio.ensure_future(deliver())
+        try:
+            while True:
+                try:
+                    data = await reader.read(SEGMENT)
+                except (ConnectionError, OSError):
+                    break
+                if not data:
+                    break
+                await bucket.send(len(data))
+                queue.put_nowait((time.monotonic() + self.delay, data))
+        finally:
+            queue.put_nowait((0, None))
+            await delivery
+
+    async def outage(self, seconds):
+        """Drop the link: reset every connection, refuse new ones, then come back."""
+        self.outages += 1
+        self.server.close()
+        for pair in list(self.connections):
+            for writer in pair:
+                reset(writer)
+        self.connections.clear()
+        await asyncio.sleep(seconds)
+        self.server = await asyncio.start_server(self.carry, *self.listen, reuse_address=True)
+
+    def stats(self):
+        return {
+            "down_bytes": self.down.bytes,
+            "up_bytes": self.up.bytes,
+            "connections": self.accepted,
+            "outages": self.outages,
+        }
+
+    def reset_stats(self):
+        self.down.bytes = self.up.bytes = self.accepted = self.outages = 0
+
+
+def reset(writer):
+    """Close with RST (SO_LINGER 0), as a link that drops does to the peer."""
+    sock = writer.get_extra_info("socket")
+    if sock is not None:
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        except OSError:
+            pass
+    writer.transport.abort()
+
+
+async def control(link, reader, writer):
+    while line := await reader.readline():
+        words = line.decode(errors="replace").split()
+        if words[:1] == ["stats"]:
+            answer = link.stats()
+        elif words[:1] == ["reset-stats"]:
+            link.reset_stats()
+            answer = link.stats()
+        elif words[:1] == ["outage"] and len(words) == 2:
+            seconds = float(words[1])
+            asyncio.ensure_future(link.outage(seconds))
+            answer = {"outage": seconds}
+        else:
+            answer = {"error": "commands: stats, reset-stats, outage SECONDS"}
+        writer.write((json.dumps(answer) + "\n").encode())
+        await writer.drain()
+    writer.close()
+
+
+async def serve(args):
+    host, _, port = args.upstream.rpartition(":")
+    link = Link((host or "127.0.0.1", int(port)), args.down, args.up, args.delay)
+    listen = await link.start("127.0.0.1", args.listen)
+    control_server = await asyncio.start_server(lambda r, w: control(link, r, w), "127.0.0.1", args.control)
+    control_port = control_server.sockets[0].getsockname()[1]
+    # One line on stdout says where it listens, so a caller waits for it (an
+    # event) rather than sleeping.
+    print(json.dumps({"listen": listen, "control": control_port}), flush=True)
+    await asyncio.Event().wait()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--listen", type=int, default=0, help="port on 127.0.0.1 (0: any free one)")
+    parser.add_argument("--upstream", required=True, help="HOST:PORT the link leads to")
+    parser.add_argument("--down", type=parse_rate, required=True, help="server to client rate, e.g. 20mbit")
+    parser.add_argument("--up", type=parse_rate, required=True, help="client to server rate, e.g. 5mbit")
+    parser.add_argument("--delay", type=parse_delay, default=0.0, help="one-way delay, e.g. 60ms")
+    parser.add_argument("--control", type=int, default=0, help="control port on 127.0.0.1 (0: any free one)")
+    try:
+        asyncio.run(serve(parser.parse_args()))
+    except KeyboardInterrupt:
+        sys.exit(130)
+
+
+class Client:
+    """The control port from Python: `Client(port).outage(5)`."""
+
+    def __init__(self, port):
+        self.port = port
+
+    def ask(self, command):
+        with socket.create_connection(("127.0.0.1", self.port)) as sock:
+            sock.sendall((command + "\n").encode())
+            return json.loads(sock.makefile().readline())
+
+    def stats(self):
+        return self.ask("stats")
+
+    def reset_stats(self):
+        return self.ask("reset-stats")
+
+    def outage(self, seconds):
+        return self.ask(f"outage {seconds}")
+
+
+if __name__ == "__main__":
+    main()
