@@ -27,7 +27,7 @@ enum CacheOwner {
         var found: UnsafeMutablePointer<passwd>?
         var buffer = [CChar](repeating: 0, count: 16 * 1024)
         return buffer.withUnsafeMutableBufferPointer { buffer in
-            guard getpwuid_r(uid, &entry, buffer.baseAddress, buffer.count, &found) == 0, found != nil,
+            guard let base = buffer.baseAddress, getpwuid_r(uid, &entry, base, buffer.count, &found) == 0, found != nil,
                   let name = entry.pw_name else { return nil }
             return String(cString: name)
         }
