@@ -3,6 +3,9 @@ import AssetCache
 import Glibc
 #endif
 
+/// How every subcommand opens the cache, so that a mistake reads the same in
+/// each: a missing `--cache-dir` is exit 2 naming it, a permission problem
+/// exit 77 naming the cache's owner, a full or failing disk exit 74.
 extension CommonOptions {
     /// Writers (run, gc, verify --repair) hold the cache's lock for their whole run.
     func openWriter(wait: Double = 0) throws(CommandFailure) -> CacheStore {
@@ -13,16 +16,14 @@ extension CommonOptions {
         }
     }
 
-    /// Readers take no lock and write nothing; nil when there is no cache yet.
+    /// Every read-only command (plan, status, verify, simulate, and any that
+    /// only reads, such as ready or ls) opens the cache here: no lock, no
+    /// writes, nothing created. nil when there is no cache yet.
     /// A `--cache-dir` that does not exist is a mistake to say, not an empty
     /// cache to report (a typo would otherwise read as "nothing cached"); the
     /// default location before the first run is just empty.
     func openReader() throws(CommandFailure) -> CacheStore? {
-        if let cacheDir, access(cacheDirectory, F_OK) != 0 {
-            throw CommandFailure(
-                message: "no cache at '\(cacheDir)': the directory does not exist; check --cache-dir (a run creates it)",
-                status: ExitStatus.usage)
-        }
+        try refuseMissingCacheDir()
         do {
             return try CacheStore.openForReading(at: cacheDirectory, logger: logger)
         } catch {
@@ -33,32 +34,37 @@ extension CommonOptions {
     /// A writer for commands that tend a cache (`gc`, `verify --repair`): they
     /// never make one where there is no directory. nil when there is none.
     func openExistingWriter(wait: Double = 0) throws(CommandFailure) -> CacheStore? {
-        guard access(cacheDirectory, F_OK) == 0 else {
-            guard let cacheDir else { return nil }
-            throw CommandFailure(
-                message: "no cache at '\(cacheDir)': the directory does not exist; check --cache-dir (a run creates it)",
-                status: ExitStatus.usage)
-        }
+        try refuseMissingCacheDir()
+        guard !isMissing(cacheDirectory) else { return nil }
         return try openWriter(wait: wait)
     }
 
-    static func exitStatus(for error: StoreError) -> Int32 {
-        switch error {
-        case .refused, .insecure: ExitStatus.usage
-        case .locked: ExitStatus.locked
-        case .io: ExitStatus.storage
-        }
+    /// Exit 2 when `--cache-dir` names nothing. A path that cannot be examined
+    /// (a parent closed to the caller) is not "missing": opening it says who owns it.
+    private func refuseMissingCacheDir() throws(CommandFailure) {
+        guard let cacheDir, isMissing(cacheDirectory) else { return }
+        throw CommandFailure(
+            message: "no cache at '\(cacheDir)': the directory does not exist; check --cache-dir (a run creates it)",
+            status: ExitStatus.usage)
+    }
+
+    private func isMissing(_ path: String) -> Bool {
+        access(path, F_OK) != 0 && (errno == ENOENT || errno == ENOTDIR)
     }
 }
 
 extension CommandFailure {
     /// What failed, as the library says it, and what to do about it on the command line.
     init(_ error: StoreError) {
-        let advice = switch error {
-        case .refused: "; pass --cache-dir a new or empty directory, or one that prefetch made"
-        case .locked, .insecure: ""  // the library's sentence already says what to do
-        case .io: "; free some disk space or fix the directory's permissions, then run again"
+        switch error {
+        case .refused:
+            self.init(message: error.description + "; pass --cache-dir a new or empty directory, or one that prefetch made", status: ExitStatus.of(error))
+        case .locked, .insecure:  // the library's sentence already says what to do
+            self.init(message: error.description, status: ExitStatus.of(error))
+        case .denied(let path, _):
+            self.init(message: error.description, status: ExitStatus.of(error), hint: CacheOwner.hint(for: path))
+        case .io:
+            self.init(message: error.description + "; free some disk space or check the disk, then run again", status: ExitStatus.of(error))
         }
-        self.init(message: error.description + advice, status: CommonOptions.exitStatus(for: error))
     }
 }

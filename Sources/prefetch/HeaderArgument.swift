@@ -88,7 +88,8 @@ extension HeaderArgument {
         let (fd, info): (Int32, stat)
         switch InputFile.open(path) {
         case .success(let opened): (fd, info) = opened
-        case .failure(let refusal): throw failure(refusal.description)
+        case .failure(let refusal):
+            throw InputFile.failure(refusal, reading: InputFile.Name(name: "the --header file", file: "a file of 'Name: value' lines"), path)
         }
         defer { close(fd) }
         guard info.st_mode & 0o004 == 0 else {

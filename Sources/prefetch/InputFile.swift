@@ -24,9 +24,37 @@ enum InputFile {
             switch self {
             case .cannotOpen(let reason): reason
             case .link: "it is a symbolic link, which is not followed; name the file itself"
-            case .directory: "it is a directory, not a file"
+            case .directory: "it is a directory"
             case .notRegular: "it is not a regular file (a FIFO, socket or device is never read)"
             }
+        }
+    }
+
+    /// What an input is called in errors, and what to pass instead of a directory or a device.
+    struct Name {
+        /// "the manifest", "--cacert".
+        var name: String
+        /// "the manifest file (or '-' for stdin)".
+        var file: String
+    }
+
+    /// The one way every input says it cannot be read: exit 2, which input,
+    /// the path as given, why, and what to pass instead.
+    static func failure(_ refusal: Refusal, reading input: Name, _ path: String) -> CommandFailure {
+        let fix: String? = switch refusal {
+        case .cannotOpen: "check the path"
+        case .directory, .notRegular: "pass \(input.file)"
+        case .link: nil  // the refusal says what to do
+        }
+        return CommandFailure(
+            message: "cannot read \(input.name) '\(path)': \(refusal)" + (fix.map { "; \($0)" } ?? ""), status: ExitStatus.usage)
+    }
+
+    /// ``read(_:limit:)`` for an input the command cannot do without.
+    static func read(_ path: String, limit: Int, as input: Name) throws(CommandFailure) -> Data {
+        switch read(path, limit: limit) {
+        case .success(let data): data
+        case .failure(let refusal): throw failure(refusal, reading: input, path)
         }
     }
 

@@ -87,8 +87,7 @@ struct ManifestSource {
         let (fd, info): (Int32, stat)
         switch InputFile.open(path) {
         case .success(let opened): (fd, info) = opened
-        case .failure(let refusal):
-            throw CommandFailure(message: "cannot read the manifest '\(path)': \(refusal); check the path, or pass '-' to read stdin", status: ExitStatus.usage)
+        case .failure(let refusal): throw InputFile.failure(refusal, reading: .manifest, path)
         }
         defer { close(fd) }
         if info.st_size > Manifest.maxSize {
@@ -105,4 +104,8 @@ struct ManifestSource {
     static func refusal(_ argument: String, _ error: some Error) -> CommandFailure {
         CommandFailure(message: "\(argument): manifest refused: \(error) (the cache was not changed)", status: ExitStatus.usage)
     }
+}
+
+extension InputFile.Name {
+    static let manifest = InputFile.Name(name: "the manifest", file: "the manifest file (or '-' for stdin)")
 }

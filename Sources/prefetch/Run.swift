@@ -215,9 +215,7 @@ struct Run: AsyncParsableCommand {
     /// A `--cacert` that cannot be used would fail every https transfer one by one.
     private func checkCACertificates() throws(CommandFailure) {
         guard let cacert else { return }
-        guard let data = readSmallFile(cacert, limit: 16 << 20) else {
-            throw CommandFailure(message: "cannot read --cacert '\(cacert)': no such readable file; check the path", status: ExitStatus.usage)
-        }
+        let data = try InputFile.read(cacert, limit: 16 << 20, as: InputFile.Name(name: "--cacert", file: "the CA's certificate file, in PEM form"))
         guard String(decoding: data, as: UTF8.self).contains("-----BEGIN CERTIFICATE-----") else {
             throw CommandFailure(
                 message: "--cacert '\(cacert)' holds no PEM certificate ('-----BEGIN CERTIFICATE-----'); pass the CA's certificate in PEM form",

@@ -76,9 +76,7 @@ struct Simulate: ParsableCommand {
     }
 
     private func loadEvents() throws(CommandFailure) -> [TimedEvent] {
-        guard let data = FileManager.default.contents(atPath: events) else {
-            throw CommandFailure(message: "cannot read the events file '\(events)': no such readable file; check the path given to --events", status: ExitStatus.usage)
-        }
+        let data = try InputFile.read(events, limit: .max, as: InputFile.Name(name: "the events file", file: "the events file (JSON lines)"))
         do {
             return try EventFile.parse(data)
         } catch {

@@ -74,9 +74,7 @@ struct TrustedKeyOptions: ParsableArguments {
         guard !paths.isEmpty else { return nil }
         var keys: [SignifyPublicKey] = []
         for path in paths {
-            guard let data = readSmallFile(path, limit: 64 * 1024) else {
-                throw CommandFailure(message: "cannot read --trusted-key '\(path)': no such readable file; check the path", status: ExitStatus.usage)
-            }
+            let data = try InputFile.read(path, limit: 64 * 1024, as: InputFile.Name(name: "--trusted-key", file: "a signify public key file (KEY.pub)"))
             do {
                 keys.append(try SignifyPublicKey(data, name: path))
             } catch {

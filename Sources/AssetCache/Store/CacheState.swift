@@ -53,7 +53,7 @@ extension CacheStore {
             try FileSystem.writeAtomically(
                 Array(try encoder.encode(state)), to: directory, as: "state.json", temporary: tmp, mode: Self.privateFileMode)
         } catch let error as FileSystem.Failure {
-            throw .io(error.description)
+            throw StoreError(error, root: directory.path)
         } catch {
             throw .io("encoding state.json: \(error)")
         }

@@ -29,7 +29,7 @@ extension CacheStore {
             guard fchmod(fd, 0o444) == 0 else { throw FileSystem.Failure(operation: "chmod", path: temporary.path, code: errno) }
             try moveIntoShard(temporary, shard, as: sha256)
         } catch {
-            throw .io(error.description)
+            throw StoreError(error, root: directory.path)
         }
         return objectPath(sha256)
     }
@@ -40,7 +40,7 @@ extension CacheStore {
         do throws(FileSystem.Failure) {
             try FileSystem.writeAtomically(bytes, to: refs, as: refName(for: url), temporary: tmp, mode: Self.privateFileMode)
         } catch {
-            throw .io(error.description)
+            throw StoreError(error, root: directory.path)
         }
     }
 

@@ -30,7 +30,7 @@ extension CacheStore {
             let lock = directory.path(of: "lock")
             throw .insecure(path: root, reason: "\(lock) is a symbolic link, which the cache never follows; remove it with: rm \(lock)")
         } catch {
-            throw .io(error.description)
+            throw StoreError(error, root: root)
         }
         let deadline = ContinuousClock.now + CheckedNumber.duration(seconds: wait)
         var waiting = false
@@ -58,7 +58,7 @@ extension CacheStore {
         } catch {
             close(fd)
             if error.code == EPERM, let reason = error.reason { throw .insecure(path: root, reason: reason) }
-            throw .io(error.description)
+            throw StoreError(error, root: root)
         }
         // FORMAT last: a reader that finds it finds the directories too.
         if directory.status("FORMAT") == nil {
@@ -66,7 +66,7 @@ extension CacheStore {
                 try FileSystem.writeAtomically(
                     Array("\(formatLine)\n".utf8), to: directory, as: "FORMAT", temporary: store.tmp, mode: 0o644)
             } catch {
-                throw .io(error.description)
+                throw StoreError(error, root: root)
             }
         }
         try checkFormat(directory)
@@ -89,7 +89,7 @@ extension CacheStore {
             } catch where error.code == ENOENT {
                 throw .refused(path: root, reason: "\(path) is missing; a writer (prefetch gc) makes it again")
             } catch {
-                throw .io(error.description)
+                throw StoreError(error, root: root)
             }
             if let problem = DirectoryTrust.problem(with: opened, writer: false) { throw .insecure(path: root, reason: problem) }
             return opened
@@ -105,11 +105,16 @@ extension CacheStore {
     private static func openRoot(_ root: String, creating: Bool) throws(StoreError) -> Directory? {
         var info = stat()
         if stat(root, &info) != 0 {
-            guard creating else { return nil }
+            // A parent closed to the caller hides the cache: that is no empty cache.
+            let failure = FileSystem.Failure(operation: "stat", path: root, code: errno)
+            guard creating else {
+                if StoreError.isPermission(failure.code) { throw StoreError(failure, root: root) }
+                return nil
+            }
             do throws(FileSystem.Failure) {
                 try FileSystem.makeDirectories(root)
             } catch {
-                throw .io("cannot create \(root): \(error)")
+                throw StoreError(error, root: root)
             }
         }
         let directory: Directory
@@ -118,7 +123,11 @@ extension CacheStore {
         } catch where error.code == ENOTDIR {
             throw .refused(path: root, reason: "it is not a directory")
         } catch {
-            throw .io(error.description)
+            throw StoreError(error, root: root)
+        }
+        // Another user's cache is theirs to change: the fix is to run as them.
+        if creating, let owner = directory.status()?.st_uid, DirectoryTrust.isForeign(owner) {
+            throw .denied(path: root, reason: "it belongs to uid \(owner), not to you (uid \(geteuid())) or root, and a writer changes only a cache of its own")
         }
         if let problem = DirectoryTrust.problem(with: directory, writer: creating) { throw .insecure(path: root, reason: problem) }
         let names = directory.entries()

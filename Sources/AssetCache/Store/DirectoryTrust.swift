@@ -20,7 +20,7 @@ enum DirectoryTrust {
             return "\(directory.path) cannot be examined: \(String(cString: strerror(errno)))"
         }
         let me = caller
-        if writer && info.st_uid != me && info.st_uid != 0 {
+        if writer && isForeign(info.st_uid) {
             return "\(directory.path) belongs to uid \(info.st_uid), not to you (uid \(me)) or root, and its owner could "
                 + "plant links or files in it; fix it with: chown \(me) \(directory.path), or use a directory of your own"
         }
@@ -31,4 +31,7 @@ enum DirectoryTrust {
         }
         return nil
     }
+
+    /// Neither the caller's nor root's: a writer must not work in it.
+    static func isForeign(_ owner: uid_t) -> Bool { owner != caller && owner != 0 }
 }

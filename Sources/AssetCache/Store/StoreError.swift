@@ -1,4 +1,8 @@
-/// Why the cache directory could not be used.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Why a cache could not be opened or written.
 public enum StoreError: Error, Sendable, CustomStringConvertible {
     /// The directory is not a cache this tool made; it is never adopted or swept.
     case refused(path: String, reason: String)
@@ -7,14 +11,27 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case insecure(path: String, reason: String)
     /// Another writer holds the lock.
     case locked(path: String)
-    /// The disk said no (full, permissions, I/O).
+    /// The caller may not use the cache at `path` (its root): the system said
+    /// EACCES or EPERM, or a writer met a cache that belongs to another user.
+    /// Running as the cache's owner fixes it, not disk space.
+    case denied(path: String, reason: String)
+    /// The disk said no (full, read-only, I/O).
     case io(String)
+
+    /// The one reading of a failed system call on the cache rooted at `root`:
+    /// a permission problem is ``denied(path:reason:)``, anything else ``io(_:)``.
+    package init(_ failure: FileSystem.Failure, root: String) {
+        self = Self.isPermission(failure.code) ? .denied(path: root, reason: failure.description) : .io(failure.description)
+    }
+
+    package static func isPermission(_ code: Int32) -> Bool { code == EACCES || code == EPERM }
 
     public var description: String {
         switch self {
         case .refused(let path, let reason): "refusing cache directory \(path): \(reason)"
         case .insecure(let path, let reason): "refusing cache directory \(path): \(reason)"
         case .locked(let path): "the cache \(path) is locked by another run; try again later or pass --wait SECONDS"
+        case .denied(let path, let reason): "no permission to use the cache \(path): \(reason)"
         case .io(let message): "cache storage failed: \(message)"
         }
     }

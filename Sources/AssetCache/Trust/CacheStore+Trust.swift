@@ -51,7 +51,7 @@ extension CacheStore {
                 Array(try encoder.encode(TrustedTimeRecord(trustedTime: trustedTime))), to: trust, as: Self.trustedTimeFile,
                 temporary: tmp, mode: Self.privateFileMode)
         } catch let error as FileSystem.Failure {
-            throw .io(error.description)
+            throw StoreError(error, root: directory.path)
         } catch {
             throw .io("encoding trust/: \(error)")
         }
