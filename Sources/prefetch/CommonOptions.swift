@@ -28,6 +28,21 @@ struct CommonOptions: ParsableArguments {
         valueName: "level"))
     var logLevel: LogLevel?
 
+    // Read before the arguments are parsed (Configuration); declared here to be
+    // accepted, documented and checked like every option.
+    @Option(help: ArgumentHelp(
+        "Read this configuration file, and the keys.d beside it, instead of /etc/prefetch/prefetch.conf and ~/.config/prefetch/prefetch.conf.",
+        discussion: "Default: $PREFETCH_CONFIG, else those two, the user's winning. /dev/null reads none.",
+        valueName: "file"))
+    var config: String?
+
+    @Flag(help: "Read no configuration file and no keys.d: only the command line and the environment.")
+    var noConfig = false
+
+    func validate() throws {
+        if config != nil && noConfig { throw ValidationError("--config and --no-config: give one or the other") }
+    }
+
     var cacheDirectory: String {
         let path = cacheDir ?? Self.defaultCacheDirectory(ProcessInfo.processInfo.environment)
         return URL(fileURLWithPath: path).standardizedFileURL.path

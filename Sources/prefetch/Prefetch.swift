@@ -34,13 +34,23 @@ struct Prefetch: AsyncParsableCommand {
     /// not with the argument parser's 64.
     static func main() async {
         do {
-            var command = try parseAsRoot()
+            let subcommands = Set(configuration.subcommands.compactMap { $0.configuration.commandName })
+            let invocation = try Configuration.invocation(
+                Array(CommandLine.arguments.dropFirst()), subcommands: subcommands, environment: ProcessInfo.processInfo.environment)
+            var command = try parseAsRoot(invocation.arguments)
+            if var run = command as? Run, run.manifest == nil {
+                run.manifest = invocation.manifest
+                command = run
+            }
             try bootstrapLogging(for: command)
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
                 try command.run()
             }
+        } catch let failure as CommandFailure {
+            failure.write()
+            Glibc.exit(failure.status)
         } catch {
             if exitCode(for: error) == .validationFailure {
                 Console.standardError.writeLine(fullMessage(for: error))
