@@ -203,4 +203,21 @@ import Testing
         #expect(user.stderr.contains("\(setup.scratch.path("xdg/prefetch/prefetch.conf")):1: unknown key 'budegt'"), "\(user.stderr)")
         try await setup.server.stop()
     }
+
+    /// The conffile the package ships sets nothing, and every example in it,
+    /// uncommented, is a valid line: an operator who uncomments one gets no exit 2.
+    @Test func theShippedFileSetsNothingAndItsExamplesAreValid() async throws {
+        let scratch = try Scratch()
+        let shipped = Package.root.appendingPathComponent("contrib/debian/prefetch.conf").path
+        let text = try String(contentsOfFile: shipped, encoding: .utf8)
+        let examples = text.split(separator: "\n").filter { $0.hasPrefix("#") && $0.contains(" = ") && !$0.hasPrefix("# ") }.map { $0.dropFirst() }
+        #expect(examples.count >= 10, "\(examples)")
+        #expect(!text.split(separator: "\n").contains { !$0.hasPrefix("#") && !$0.isEmpty })
+        try FileManager.default.createDirectory(atPath: scratch.path("cache"), withIntermediateDirectories: true)
+        let uncommented = try scratch.write("prefetch.conf", examples.joined(separator: "\n") + "\n")
+        for config in [shipped, uncommented] {
+            let result = try await CommandRunner.prefetch(["status", "--config", config, "--cache-dir", scratch.path("cache")])
+            #expect(result.status == 0, "\(config): \(result.stderr)")
+        }
+    }
 }
