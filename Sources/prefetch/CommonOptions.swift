@@ -15,7 +15,7 @@ import Glibc
 struct CommonOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "The cache directory.",
-        discussion: "Default: $PREFETCH_CACHE_DIR, else $CACHE_DIRECTORY (systemd), else $XDG_CACHE_HOME/prefetch, else ~/.cache/prefetch.",
+        discussion: "Default: $PREFETCH_CACHE_DIR, else 'cache-dir' of the configuration file, else $CACHE_DIRECTORY (systemd), else $XDG_CACHE_HOME/prefetch, else ~/.cache/prefetch.",
         valueName: "dir"))
     var cacheDir: String?
 
@@ -24,7 +24,7 @@ struct CommonOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp(
         "How much to log on stderr: trace, debug, info, notice, warning, error or critical.",
-        discussion: "Default: $PREFETCH_LOG_LEVEL, else warning (error with --quiet).",
+        discussion: "Default: $PREFETCH_LOG_LEVEL, else 'log-level' of the configuration file, else warning (error with --quiet).",
         valueName: "level"))
     var logLevel: LogLevel?
 

@@ -17,7 +17,7 @@ struct Run: AsyncParsableCommand {
 
     @Argument(help: ArgumentHelp(
         "The manifest: a path, '-' for stdin, or an http(s) URL.",
-        discussion: "Default: $PREFETCH_MANIFEST, else the configuration file's 'manifest' (FILES).",
+        discussion: "Default: $PREFETCH_MANIFEST, else 'manifest' of the configuration file (/etc/prefetch/prefetch.conf, see --config).",
         valueName: "manifest"))
     var manifest: String?
 
