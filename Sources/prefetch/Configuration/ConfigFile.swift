@@ -81,6 +81,13 @@ enum ConfigFile {
         return entries
     }
 
+    /// `path` as written in `file`: a relative one is relative to the file's
+    /// directory, so the file can move with what it names (keys.d among them).
+    static func resolve(_ path: String, beside file: String) -> String {
+        guard !path.hasPrefix("/"), let slash = file.lastIndex(of: "/") else { return path }
+        return "\(file[...slash])\(path)"
+    }
+
     /// Without the spaces, tabs and CR (a file saved on Windows) around it.
     private static func trimmed(_ text: Substring) -> String {
         let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" }

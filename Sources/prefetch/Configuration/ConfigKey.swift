@@ -61,12 +61,12 @@ struct ConfigKey: Sendable {
     /// file's directory (`@FILE` of a header too), so the file can move with them.
     func value(of entry: ConfigEntry) -> String {
         if name == "header", entry.value.hasPrefix("@") {
-            return "@" + Self.resolve(String(entry.value.dropFirst()), beside: entry.file)
+            return "@" + ConfigFile.resolve(String(entry.value.dropFirst()), beside: entry.file)
         }
         if name == "manifest", entry.value != "-", !entry.value.contains("://") {
-            return Self.resolve(entry.value, beside: entry.file)
+            return ConfigFile.resolve(entry.value, beside: entry.file)
         }
-        return isPath ? Self.resolve(entry.value, beside: entry.file) : entry.value
+        return isPath ? ConfigFile.resolve(entry.value, beside: entry.file) : entry.value
     }
 
     /// The flags that say what `entries` (this key's lines) say.
@@ -90,11 +90,5 @@ struct ConfigKey: Sendable {
             throw CommandFailure(
                 message: "\(entry.place): '\(entry.key)' is true or false, not '\(entry.value)'", status: ExitStatus.usage)
         }
-    }
-
-    private static func resolve(_ path: String, beside file: String) -> String {
-        guard !path.hasPrefix("/") else { return path }
-        let directory = file.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        return file.hasPrefix("/") || !directory.isEmpty ? "\(directory)/\(path)" : path
     }
 }

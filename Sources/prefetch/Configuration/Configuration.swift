@@ -50,7 +50,7 @@ enum Configuration {
         }
         if ConfigKey.named("trusted-key")!.applies(to: scan.subcommand), !scan.flags.contains("trusted-key") {
             for file in files {
-                for key in try KeysDirectory.keyFiles(in: directory(of: file.path) + "/keys.d", absent: file.absent) {
+                for key in try KeysDirectory.keyFiles(in: ConfigFile.resolve("keys.d", beside: file.path), absent: file.absent) {
                     added += ["--trusted-key", key]
                 }
             }
@@ -72,11 +72,6 @@ enum Configuration {
     static func userDirectory(_ environment: [String: String]) -> String {
         if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") { return "\(xdg)/prefetch" }
         return "\(environment["HOME"] ?? "/nonexistent")/.config/prefetch"
-    }
-
-    private static func directory(of file: String) -> String {
-        let parts = file.split(separator: "/", omittingEmptySubsequences: false).dropLast()
-        return parts.isEmpty ? "." : parts.joined(separator: "/").isEmpty ? "/" : parts.joined(separator: "/")
     }
 
     /// The key `entry` names; else exit 2 naming the file and line.
