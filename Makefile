@@ -80,8 +80,12 @@ man: deps
 	cp .build/plugins/GenerateManual/outputs/prefetch/prefetch.1 .build/plugins/GenerateManual/outputs/fixture-server/fixture-server.1 .build/man/
 	# The plugin's EXIT STATUS says "0 on success, >0 on error"; prefetch exits 1
 	# for a run that worked, so that section is replaced by every code it has.
-	sed -i -e '/^\.Sh "EXIT STATUS"$$/{r contrib/man/prefetch-exit-status.mdoc' -e 'd}' -e '/^\.Ex -std$$/d' .build/man/prefetch.1
+	# DEFAULTS, ENVIRONMENT and FILES (the configuration) go before it, SEE ALSO after.
+	sed -i -e '/^\.Sh "EXIT STATUS"$$/{r contrib/man/prefetch-files.mdoc' -e 'r contrib/man/prefetch-exit-status.mdoc' \
+		-e 'r contrib/man/prefetch-see-also.mdoc' -e 'd}' -e '/^\.Ex -std$$/d' .build/man/prefetch.1
 	@grep -q '^\.It 130 , 143$$' .build/man/prefetch.1 || { echo "make man: prefetch.1 has no EXIT STATUS of its own" >&2; exit 1; }
+	@for section in DEFAULTS ENVIRONMENT FILES 'SEE ALSO'; do grep -q "^\.Sh $$section$$" .build/man/prefetch.1 || \
+		{ echo "make man: prefetch.1 has no $$section" >&2; exit 1; }; done
 	@echo "man pages in .build/man: man -l .build/man/prefetch.1"
 
 # Shell completion scripts for prefetch in .build/completions/.

@@ -78,7 +78,8 @@ package() {
     sed -e "s/@VERSION@/$version/" -e "s/@ARCH@/$arch/" -e "s/@DEPENDS@/$depends/" \
         -e "s/@INSTALLED_SIZE@/$(du -sk --exclude=DEBIAN "$out/$name" | cut -f1)/" \
         "$debian/$name.control" >"$out/$name/DEBIAN/control"
-    (cd "$out/$name" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | sort -z | xargs -0 md5sum) \
+    # Conffiles (etc/) are not listed, as dh_md5sums does: dpkg keeps their sums itself.
+    (cd "$out/$name" && find . \( -path ./DEBIAN -o -path ./etc \) -prune -o -type f -printf '%P\0' | sort -z | xargs -0 md5sum) \
         >"$out/$name/DEBIAN/md5sums"
     find "$out/$name" -type d -exec chmod 0755 {} +
     chmod 0644 "$out/$name/DEBIAN/control" "$out/$name/DEBIAN/md5sums"
@@ -99,15 +100,21 @@ chmod 0644 "$completions"/bash-completion/completions/* "$completions"/zsh/vendo
 install -d "$out/prefetch/lib/systemd/system"
 for unit in prefetch.service prefetch.timer; do
     {
-        echo "# Installed by the prefetch package, not enabled. Set the manifest with"
-        echo "#   systemctl edit prefetch.service   ([Service] Environment=PREFETCH_MANIFEST=URL)"
-        echo "# and start the timer with: systemctl enable --now prefetch.timer"
+        echo "# Installed by the prefetch package, not enabled, and never edited: set the"
+        echo "# manifest in /etc/prefetch/prefetch.conf, put its signing key in"
+        echo "# /etc/prefetch/keys.d/, and start the timer with: systemctl enable --now prefetch.timer"
         echo
         sed -n '/^\[Unit\]/,$p' "$top/contrib/systemd/$unit" | sed 's#/usr/local/bin/prefetch#/usr/bin/prefetch#'
     } >"$out/prefetch/lib/systemd/system/$unit"
     chmod 0644 "$out/prefetch/lib/systemd/system/$unit"
 done
 install -D -m 0644 "$debian/prefetch.sysusers" "$out/prefetch/usr/lib/sysusers.d/prefetch.conf"
+# The configuration every command reads, all comments: a conffile, so an
+# upgrade keeps what the operator set; keys.d/ starts empty.
+install -D -m 0644 "$debian/prefetch.conf" "$out/prefetch/etc/prefetch/prefetch.conf"
+install -d -m 0755 "$out/prefetch/etc/prefetch/keys.d"
+echo /etc/prefetch/prefetch.conf >"$out/prefetch/DEBIAN/conffiles"
+chmod 0644 "$out/prefetch/DEBIAN/conffiles"
 install -m 0755 "$debian/prefetch.postinst" "$out/prefetch/DEBIAN/postinst"
 install -m 0755 "$debian/prefetch.postrm" "$out/prefetch/DEBIAN/postrm"
 install_overrides prefetch

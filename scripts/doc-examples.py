@@ -169,6 +169,9 @@ def run_session(path, examples, bin_dir, timeout):
         "HOME": os.path.join(scratch, "home"),
         "LANG": "C.UTF-8",
         "TMPDIR": scratch,
+        # The machine's /etc/prefetch/prefetch.conf is not the documents': an
+        # example that shows a configuration names it with --config.
+        "PREFETCH_CONFIG": "/dev/null",
     }
     os.makedirs(env["HOME"])
     script = os.path.join(work, "session.sh")

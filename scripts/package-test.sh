@@ -11,8 +11,14 @@
 # `prefetch --version`, `ldd` with nothing missing and nothing from Swift, a
 # `prefetch run` of fixtures/manifests/demo.json against fixture-server on the
 # host's loopback (a chroot shares the host's network) with the verdicts its
-# messages expect in extras.expect, `prefetch verify`, and `apt-get remove
-# --purge`, after which only the cache directory may be left.
+# messages expect in extras.expect, `prefetch verify`; then the timer's run
+# as an operator sets it up: the service user the postinst made (no systemd
+# in the root), a signify key in /etc/prefetch/keys.d/, the manifest's URL in
+# /etc/prefetch/prefetch.conf, and the installed unit's ExecStart run as its
+# User= with the CACHE_DIRECTORY systemd would give it: a manifest without a
+# .sig (exit 69) and one signed by another key (exit 2) are refused with
+# nothing fetched, the one signed by the key of keys.d is read. Last,
+# `apt-get remove --purge`, after which only the cache directory may be left.
 set -euo pipefail
 usage="usage: package-test.sh DEB_DIR"
 debs=${1:?$usage}
@@ -58,8 +64,10 @@ mirror=${DEBOOTSTRAP_MIRROR:-$(mirror_from_sources | head -n1)}
 base=$cache/$release-$arch-minbase
 root=$cache/run
 server_pid=
+manifest_server_pid=
 cleanup() {
     [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
+    [ -n "$manifest_server_pid" ] && kill "$manifest_server_pid" 2>/dev/null && wait "$manifest_server_pid" 2>/dev/null
     mountpoint -q "$root/proc" && umount "$root/proc"
     return 0
 }
@@ -173,6 +181,96 @@ EOF
 step "prefetch verify --cache-dir /var/cache/prefetch"
 in_root prefetch verify --cache-dir /var/cache/prefetch || fail "prefetch verify found problems"
 
+step "the service's user, made by the postinst without systemd"
+in_root sh -c '! command -v systemd-sysusers' >/dev/null || fail "the root has systemd-sysusers: the postinst's other path is not tested"
+in_root getent passwd prefetch || fail "the postinst made no prefetch user"
+in_root dpkg-query --show --showformat='${Conffiles}\n' prefetch | grep -q '^ /etc/prefetch/prefetch.conf ' ||
+    fail "/etc/prefetch/prefetch.conf is not a conffile"
+[ -d "$root/etc/prefetch/keys.d" ] || fail "the package made no /etc/prefetch/keys.d"
+in_root sh -c 'grep -v "^#" /etc/prefetch/prefetch.conf | grep -q .' && fail "the shipped prefetch.conf sets something"
+echo "prefetch user: yes; /etc/prefetch/prefetch.conf (conffile, all comments) and /etc/prefetch/keys.d/"
+
+step "the operator's setup: a key in /etc/prefetch/keys.d/, the manifest's URL in /etc/prefetch/prefetch.conf"
+command -v signify-openbsd >/dev/null || fail "signify-openbsd is missing: apt-get install signify-openbsd (make test-deps)"
+keys=$cache/keys www=$cache/www
+rm -rf "$keys" "$www"
+mkdir -p "$keys" "$www"
+for name in publisher stranger; do
+    signify-openbsd -G -n -c "package-test $name" -p "$keys/$name.pub" -s "$keys/$name.sec"
+done
+install -m 0644 "$keys/publisher.pub" "$root/etc/prefetch/keys.d/publisher.pub"
+# The demo's manifest with what a signed one says of itself (docs/publishing.md).
+python3 - "$root/tmp/package-test/demo.json" "$www/signed.json" <<'EOF2'
+import datetime, json, sys
+manifest = json.load(open(sys.argv[1]))
+expires = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=1)
+manifest.update(version=1, audience="package-test", expires=expires.strftime("%Y-%m-%dT%H:%M:%SZ"))
+json.dump(manifest, open(sys.argv[2], "w"))
+EOF2
+cp "$www/signed.json" "$www/unsigned.json"
+cp "$www/signed.json" "$www/foreign.json"
+signify-openbsd -S -s "$keys/publisher.sec" -m "$www/signed.json" -x "$www/signed.json.sig"
+signify-openbsd -S -s "$keys/stranger.sec" -m "$www/foreign.json" -x "$www/foreign.json.sig"
+"$server_root/usr/bin/fixture-server" --root "$www" --port 0 >"$cache/manifest-url" &
+manifest_server_pid=$!
+for _ in $(seq 100); do [ -s "$cache/manifest-url" ] && break; sleep 0.1; done
+manifest_url=$(head -n1 "$cache/manifest-url")
+[ -n "$manifest_url" ] || fail "the manifest's fixture-server did not start"
+echo "audience = package-test" >>"$root/etc/prefetch/prefetch.conf"
+set_manifest() {
+    sed -i '/^manifest = /d' "$root/etc/prefetch/prefetch.conf"
+    echo "manifest = $manifest_url/$1" >>"$root/etc/prefetch/prefetch.conf"
+    echo "/etc/prefetch/prefetch.conf: manifest = $manifest_url/$1"
+}
+
+# As systemd would start the unit: its ExecStart (no manifest in it), as its
+# User=, with the CacheDirectory= it makes for that user passed as
+# $CACHE_DIRECTORY and the user's own HOME; no argument added.
+unit=$root/lib/systemd/system/prefetch.service
+exec_start=$(sed -n 's/^ExecStart=//p' "$unit")
+service_user=$(sed -n 's/^User=//p' "$unit")
+echo "ExecStart=$exec_start (User=$service_user)"
+grep -q 'run' <<<"$exec_start" && ! grep -Eq 'https?:|\$' <<<"$exec_start" || fail "the unit's ExecStart names a manifest: $exec_start"
+rm -rf "$root/var/cache/prefetch"
+in_root install -d -o "$service_user" -g "$service_user" -m 0750 /var/cache/prefetch
+timer_run() {
+    # shellcheck disable=SC2086 # ExecStart's words, as systemd splits them
+    chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/nonexistent CACHE_DIRECTORY=/var/cache/prefetch \
+        setpriv --reuid="$service_user" --regid="$service_user" --init-groups $exec_start
+}
+objects() { find "$root/var/cache/prefetch" -path '*/objects/*' -type f | wc -l; }
+
+# The timer's run of MANIFEST must exit STATUS saying CAUSE, with nothing fetched.
+refused() {
+    local manifest=$1 expected=$2 cause=$3 status=0
+    set_manifest "$manifest"
+    timer_run 2>"$cache/$manifest.stderr" || status=$?
+    cat "$cache/$manifest.stderr"
+    echo "exit $status"
+    [ "$status" = "$expected" ] && grep -q "manifest refused: $cause" "$cache/$manifest.stderr" ||
+        fail "$manifest was not refused as '$cause' with exit $expected (exit $status)"
+    [ "$(objects)" = 0 ] || fail "the refused $manifest's assets were fetched"
+}
+
+step "the timer's run, the manifest without a signature: refused, nothing fetched"
+refused unsigned.json 69 'signature missing'
+
+step "the timer's run, the manifest signed by a key not in keys.d: refused, nothing fetched"
+refused foreign.json 2 'unknown key'
+
+step "the timer's run, the manifest signed by the key in keys.d: read, its assets fetched"
+set_manifest signed.json
+status=0
+timer_run || status=$?
+echo "exit $status (the demo discards some messages on purpose: 1)"
+[ "$status" = 1 ] || fail "the timer's run of the signed manifest exited $status"
+[ "$(objects)" -gt 0 ] || fail "the signed manifest's assets were not fetched"
+chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/nonexistent CACHE_DIRECTORY=/var/cache/prefetch \
+    setpriv --reuid="$service_user" --regid="$service_user" --init-groups prefetch verify ||
+    fail "prefetch verify found problems in the service's cache"
+kill "$manifest_server_pid" 2>/dev/null && wait "$manifest_server_pid" 2>/dev/null || true
+manifest_server_pid=
+
 step "prefetch-fixture-server: installs and starts without Swift too"
 apt install -y -qq --no-install-recommends "/tmp/package-test/$(basename "$server_deb")" >/dev/null
 libraries=$(in_root ldd /usr/bin/fixture-server)
@@ -186,7 +284,9 @@ files >"$cache/files-after"
 left=$(comm -13 "$cache/files-before" "$cache/files-after")
 gone=$(comm -23 "$cache/files-before" "$cache/files-after")
 [ -z "$gone" ] || fail "the purge removed files that were there before: $gone"
-outside=$(grep -v '^\./var/cache/prefetch\(/\|$\)' <<<"$left" || true)
+# The prefetch user stays on purge, as Debian's users do: useradd's backups
+# of the files it changed (passwd-, group-, shadow-, gshadow-) may be new.
+outside=$(grep -v -e '^\./var/cache/prefetch\(/\|$\)' -e '^\./etc/\(passwd\|group\|shadow\|gshadow\)-$' <<<"$left" || true)
 [ -z "$outside" ] || fail "the purge left files outside the cache directory: $outside"
 grep -qx './var/cache/prefetch' <<<"$left" || fail "the cache directory did not survive the purge"
 echo "left behind: /var/cache/prefetch, the cache, kept on purpose ($(grep -c . <<<"$left") paths); nothing else"

@@ -306,6 +306,8 @@ def main():
     if not args.bin:
         parser.error("--bin DIR is required")
     bin_dir = os.path.abspath(args.bin)
+    # Outputs of these commands alone, whatever /etc/prefetch/prefetch.conf this machine has.
+    os.environ["PREFETCH_CONFIG"] = "/dev/null"
     schemas = {name: load_schema(name) for name in
                [os.path.basename(p)[:-len(".schema.json")] for p in glob.glob(os.path.join(SCHEMAS, "*.schema.json"))]}
     print(f"schemas: {', '.join(sorted(schemas))} are valid draft 2020-12 schemas")

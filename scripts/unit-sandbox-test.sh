@@ -35,6 +35,9 @@ for _ in $(seq 100); do [ -s "$work/url" ] && break; sleep 0.1; done
 url=$(head -n1 "$work/url")
 [ -n "$url" ] || { echo "unit-sandbox-test: fixture-server did not start" >&2; exit 1; }
 sed "s#http://fixtures.test#$url#g" "$top/fixtures/manifests/demo.json" >"$work/demo.json"
+# The manifest comes from a configuration file, as the unit's does (and this
+# machine's /etc/prefetch, if it has one, is not read by either run).
+echo "manifest = $work/demo.json" >"$work/prefetch.conf"
 chmod -R a+rX "$work"
 
 # Every directive of the unit's [Service] section but those that name who runs
@@ -50,9 +53,9 @@ echo "unit-sandbox-test: ${#properties[@]} directives of $unit"
 status=0
 systemd-run --wait --pipe --collect --quiet --property=DynamicUser=yes \
     --property=CacheDirectory=prefetch-unit-test "${properties[@]}" \
-    "$work/prefetch" run "$work/demo.json" --json >"$work/sandboxed.json" || status=$?
+    "$work/prefetch" run --config "$work/prefetch.conf" --json >"$work/sandboxed.json" || status=$?
 plain=0
-"$work/prefetch" run "$work/demo.json" --json --cache-dir "$work/plain-cache" >"$work/plain.json" || plain=$?
+"$work/prefetch" run --config "$work/prefetch.conf" --json --cache-dir "$work/plain-cache" >"$work/plain.json" || plain=$?
 [ "$status" = "$plain" ] || { echo "unit-sandbox-test: exit $status in the sandbox, $plain without" >&2; exit 1; }
 python3 - "$work/sandboxed.json" "$work/plain.json" <<'EOF'
 import json, sys

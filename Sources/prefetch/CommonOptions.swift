@@ -15,7 +15,7 @@ import Glibc
 struct CommonOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "The cache directory.",
-        discussion: "Default: $PREFETCH_CACHE_DIR, else $CACHE_DIRECTORY (systemd), else $XDG_CACHE_HOME/prefetch, else ~/.cache/prefetch.",
+        discussion: "Default: $PREFETCH_CACHE_DIR, else 'cache-dir' of the configuration file, else $CACHE_DIRECTORY (systemd), else $XDG_CACHE_HOME/prefetch, else ~/.cache/prefetch.",
         valueName: "dir"))
     var cacheDir: String?
 
@@ -24,9 +24,24 @@ struct CommonOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp(
         "How much to log on stderr: trace, debug, info, notice, warning, error or critical.",
-        discussion: "Default: $PREFETCH_LOG_LEVEL, else warning (error with --quiet).",
+        discussion: "Default: $PREFETCH_LOG_LEVEL, else 'log-level' of the configuration file, else warning (error with --quiet).",
         valueName: "level"))
     var logLevel: LogLevel?
+
+    // Read before the arguments are parsed (Configuration); declared here to be
+    // accepted, documented and checked like every option.
+    @Option(help: ArgumentHelp(
+        "Read this configuration file, and the keys.d beside it, instead of /etc/prefetch/prefetch.conf and ~/.config/prefetch/prefetch.conf.",
+        discussion: "Default: $PREFETCH_CONFIG, else those two, the user's winning. /dev/null reads none.",
+        valueName: "file"))
+    var config: String?
+
+    @Flag(help: "Read no configuration file and no keys.d: only the command line and the environment.")
+    var noConfig = false
+
+    func validate() throws {
+        if config != nil && noConfig { throw ValidationError("--config and --no-config: give one or the other") }
+    }
 
     var cacheDirectory: String {
         let path = cacheDir ?? Self.defaultCacheDirectory(ProcessInfo.processInfo.environment)

@@ -43,13 +43,23 @@ struct Prefetch: AsyncParsableCommand {
             Glibc.exit(mistake.status)
         }
         do {
-            var command = try parseAsRoot()
+            let subcommands = Set(configuration.subcommands.compactMap { $0.configuration.commandName })
+            let invocation = try Configuration.invocation(
+                Array(CommandLine.arguments.dropFirst()), subcommands: subcommands, environment: ProcessInfo.processInfo.environment)
+            var command = try parseAsRoot(invocation.arguments)
+            if var run = command as? Run, run.manifest == nil {
+                run.manifest = invocation.manifest
+                command = run
+            }
             try bootstrapLogging(for: command)
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
                 try command.run()
             }
+        } catch let failure as CommandFailure {
+            failure.write()
+            Glibc.exit(failure.status)
         } catch {
             // Help and --version (exit 0) print as the parser prints them; an
             // ExitCode was thrown after its message was written.

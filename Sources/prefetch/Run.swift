@@ -15,8 +15,11 @@ struct Run: AsyncParsableCommand {
         commandName: "run",
         abstract: "Fetch, validate and cache every asset of a manifest, then print each message's verdict.")
 
-    @Argument(help: ArgumentHelp("The manifest: a path, '-' for stdin, or an http(s) URL.", valueName: "manifest"))
-    var manifest: String
+    @Argument(help: ArgumentHelp(
+        "The manifest: a path, '-' for stdin, or an http(s) URL.",
+        discussion: "Default: $PREFETCH_MANIFEST, else 'manifest' of the configuration file (/etc/prefetch/prefetch.conf, see --config).",
+        valueName: "manifest"))
+    var manifest: String?
 
     @OptionGroup var common: CommonOptions
 
@@ -148,7 +151,12 @@ struct Run: AsyncParsableCommand {
                 reason: "the run reached --max-run-time \(maxRunTime) s while fetching the manifest")
         }
         do {
-            let source = ManifestSource(argument: manifest)
+            guard let argument = manifest else {
+                throw CommandFailure(
+                    message: "no manifest: give a path, '-' or a URL, or set 'manifest = URL' in \(Configuration.systemFile)",
+                    status: ExitStatus.usage)
+            }
+            let source = ManifestSource(argument: argument)
             let trustedKeys = try trust.load()
             let manifestHeaders = try HeaderArgument.expand(headers)
             noteKeyLog()

@@ -14,6 +14,8 @@ import Testing
         "gc": common.union(["--json", "--wait"]),
         "simulate": common.union(["--json", "--events"]),
     ]
+    /// Every subcommand's, checked in another suite.
+    static let commonElsewhere = ["--config": "ConfigFileTests", "--no-config": "ConfigFileTests"]
     static let elsewhere: [String: [String: String]] = [
         "run": [
             "--concurrency": "ProgressTests", "--wait": "CrashSafetyTests", "--max-run-time": "InterruptionTests",
@@ -42,6 +44,7 @@ import Testing
             return words.first { $0.hasPrefix("--") }.map { String($0.trimmingCharacters(in: [","])) }
         })
         let checked = Self.exercised[command, default: []].union(Self.elsewhere[command, default: [:]].keys)
+            .union(Self.commonElsewhere.keys)
         #expect(offered.subtracting(["--version", "--help"]) == checked, "\(help.stdoutText)")
     }
 

@@ -28,6 +28,11 @@ struct ReportDecodingFailure: Error, CustomStringConvertible {
 }
 
 enum CommandRunner {
+    /// Every test's `prefetch` reads no /etc/prefetch/prefetch.conf or
+    /// ~/.config/prefetch of the machine it runs on: this file, git's
+    /// convention for "no configuration"; ConfigFileTests set their own.
+    static let noConfiguration = "/dev/null"
+
     /// Where `swift build` put the executables: beside the test bundle.
     static let binDirectory: URL = {
         if let executable = Bundle.main.executableURL?.deletingLastPathComponent(),
@@ -56,7 +61,8 @@ enum CommandRunner {
         if let directory { process.currentDirectoryURL = directory }
         var environment = ProcessInfo.processInfo.environment
         environment["NO_COLOR"] = "1"
-        for key in ["PREFETCH_CACHE_DIR", "CACHE_DIRECTORY", "XDG_CACHE_HOME"] { environment[key] = nil }
+        for key in ["PREFETCH_CACHE_DIR", "CACHE_DIRECTORY", "XDG_CACHE_HOME", "PREFETCH_MANIFEST"] { environment[key] = nil }
+        environment["PREFETCH_CONFIG"] = CommandRunner.noConfiguration
         environment.merge(extra) { $1 }
         process.environment = environment
         let out = Pipe(), err = Pipe(), input = Pipe()
@@ -121,7 +127,8 @@ extension CommandRunner {
     ) async throws -> MeasuredCommandResult {
         var environment = ProcessInfo.processInfo.environment
         environment["NO_COLOR"] = "1"
-        for key in ["PREFETCH_CACHE_DIR", "CACHE_DIRECTORY", "XDG_CACHE_HOME"] { environment[key] = nil }
+        for key in ["PREFETCH_CACHE_DIR", "CACHE_DIRECTORY", "XDG_CACHE_HOME", "PREFETCH_MANIFEST"] { environment[key] = nil }
+        environment["PREFETCH_CONFIG"] = CommandRunner.noConfiguration
         environment.merge(extra) { $1 }
 
         let path = executable.path, workingDirectory = directory?.path

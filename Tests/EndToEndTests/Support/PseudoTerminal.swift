@@ -27,6 +27,7 @@ enum PseudoTerminal {
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         for key in ["PREFETCH_CACHE_DIR", "CACHE_DIRECTORY", "XDG_CACHE_HOME", "NO_COLOR", "PREFETCH_LOG_LEVEL"] { environment[key] = nil }
+        environment["PREFETCH_CONFIG"] = CommandRunner.noConfiguration
         environment["TERM"] = "xterm"
         environment.merge(extra) { $1 }
         process.environment = environment

@@ -15,6 +15,7 @@ final class RunningCommand: @unchecked Sendable {
     init(_ arguments: [String]) throws {
         process.executableURL = CommandRunner.binDirectory.appendingPathComponent("prefetch")
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(["PREFETCH_CONFIG": CommandRunner.noConfiguration]) { $1 }
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice

@@ -1,0 +1,94 @@
+/// A key of prefetch.conf. Each is named like the long flag it stands for and
+/// goes to the subcommands that take that flag, so a command line can always
+/// say the same thing, and win (docs/cli.md, "Configuration file").
+struct ConfigKey: Sendable {
+    enum Kind: Sendable {
+        /// One value; the last line that gives it wins.
+        case single
+        /// A repeatable flag: every line adds one.
+        case repeated
+        /// A flag without a value, given when the line says true.
+        case toggle
+    }
+
+    var name: String
+    /// The subcommands that take the flag; nil for every one (CommonOptions).
+    var commands: Set<String>?
+    var kind = Kind.single
+    /// A file or directory: relative to the configuration file's own directory.
+    var isPath = false
+    /// The variable that says the same as the key and wins over the file.
+    var environment: String?
+    /// Whether the argument parser has more to say of a value than that it is
+    /// there: not of a manifest or a channel's name (and `--audience` alone,
+    /// without the keys that come later, would be refused).
+    var isParsed = true
+
+    /// Every key the file may hold. `manifest` is run's argument, not a flag.
+    static let all: [ConfigKey] = [
+        ConfigKey(name: "manifest", commands: ["run"], environment: "PREFETCH_MANIFEST", isParsed: false),
+        ConfigKey(name: "cache-dir", commands: nil, isPath: true, environment: "PREFETCH_CACHE_DIR"),
+        ConfigKey(name: "log-level", commands: nil, environment: "PREFETCH_LOG_LEVEL"),
+        ConfigKey(name: "trusted-key", commands: ["run", "plan"], kind: .repeated, isPath: true),
+        ConfigKey(name: "audience", commands: ["run", "plan"], kind: .repeated, isParsed: false),
+        ConfigKey(name: "require-integrity", commands: ["run", "plan"], kind: .toggle),
+        ConfigKey(name: "header", commands: ["run"], kind: .repeated),
+        ConfigKey(name: "cacert", commands: ["run"], isPath: true),
+        ConfigKey(name: "budget", commands: ["run"]),
+        ConfigKey(name: "max-run-time", commands: ["run"]),
+        ConfigKey(name: "wait", commands: ["run", "gc", "verify"]),
+        ConfigKey(name: "concurrency", commands: ["run"]),
+        ConfigKey(name: "per-host", commands: ["run"]),
+        ConfigKey(name: "max-asset-size", commands: ["run"]),
+        ConfigKey(name: "max-unpacked-size", commands: ["run"]),
+        ConfigKey(name: "retries", commands: ["run"]),
+        ConfigKey(name: "connect-timeout", commands: ["run"]),
+        ConfigKey(name: "stall-timeout", commands: ["run"]),
+        ConfigKey(name: "max-time", commands: ["run"]),
+        ConfigKey(name: "max-redirs", commands: ["run"]),
+        ConfigKey(name: "limit-rate", commands: ["run"]),
+        ConfigKey(name: "head-start", commands: ["run"]),
+        ConfigKey(name: "scrub-bytes", commands: ["run"]),
+        ConfigKey(name: "scrub-percent", commands: ["run"]),
+        ConfigKey(name: "metrics-file", commands: ["run"], isPath: true),
+    ]
+
+    func applies(to subcommand: String) -> Bool { commands?.contains(subcommand) ?? true }
+
+    static func named(_ name: String) -> ConfigKey? { all.first { $0.name == name } }
+
+    /// The value as the command line would carry it: paths resolved against the
+    /// file's directory (`@FILE` of a header too), so the file can move with them.
+    func value(of entry: ConfigEntry) -> String {
+        if name == "header", entry.value.hasPrefix("@") {
+            return "@" + ConfigFile.resolve(String(entry.value.dropFirst()), beside: entry.file)
+        }
+        if name == "manifest", entry.value != "-", !entry.value.contains("://") {
+            return ConfigFile.resolve(entry.value, beside: entry.file)
+        }
+        return isPath ? ConfigFile.resolve(entry.value, beside: entry.file) : entry.value
+    }
+
+    /// The flags that say what `entries` (this key's lines) say.
+    func arguments(for entries: [ConfigEntry]) throws(CommandFailure) -> [String] {
+        var arguments: [String] = []
+        for entry in entries {
+            if kind == .toggle {
+                if try Self.truth(of: entry) { arguments.append("--\(name)") }
+            } else {
+                arguments += ["--\(name)", value(of: entry)]
+            }
+        }
+        return arguments
+    }
+
+    private static func truth(of entry: ConfigEntry) throws(CommandFailure) -> Bool {
+        switch entry.value.lowercased() {
+        case "true", "yes", "on", "1": return true
+        case "false", "no", "off", "0": return false
+        default:
+            throw CommandFailure(
+                message: "\(entry.place): '\(entry.key)' is true or false, not '\(entry.value)'", status: ExitStatus.usage)
+        }
+    }
+}
