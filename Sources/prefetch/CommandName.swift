@@ -40,30 +40,10 @@ enum CommandName {
         let typed = Array(name.lowercased())
         var best: (name: String, distance: Int)?
         for candidate in all {
-            let distance = editDistance(typed, Array(candidate))
+            let distance = Suggestion.editDistance(typed, Array(candidate))
             guard distance <= (candidate.count <= 3 ? 1 : 2), distance < best?.distance ?? .max else { continue }
             best = (candidate, distance)
         }
         return best?.name
-    }
-
-    /// Insertions, deletions, substitutions and swaps of two neighbours, each
-    /// one edit (optimal string alignment): "stauts" is one swap from "status".
-    static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
-        guard !a.isEmpty else { return b.count }
-        guard !b.isEmpty else { return a.count }
-        var table = Array(repeating: Array(repeating: 0, count: b.count + 1), count: a.count + 1)
-        for i in 0...a.count { table[i][0] = i }
-        for j in 0...b.count { table[0][j] = j }
-        for i in 1...a.count {
-            for j in 1...b.count {
-                let cost = a[i - 1] == b[j - 1] ? 0 : 1
-                table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
-                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
-                    table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1)
-                }
-            }
-        }
-        return table[a.count][b.count]
     }
 }
