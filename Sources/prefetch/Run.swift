@@ -154,7 +154,7 @@ struct Run: AsyncParsableCommand {
             guard let argument = manifest else {
                 throw CommandFailure(
                     message: "no manifest: give a path, '-' or a URL, or set 'manifest = URL' in \(Configuration.systemFile)",
-                    status: ExitStatus.usage)
+                    status: ExitStatus.usage, hint: "see 'prefetch run --help'")
             }
             let source = ManifestSource(argument: argument)
             let trustedKeys = try trust.load()

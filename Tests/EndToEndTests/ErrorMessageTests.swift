@@ -177,7 +177,7 @@ import Glibc
         let scratch = try Scratch()
         let manifest = try scratch.write("m.json", try manifestJSON([]))
         let cases: [([String], String, String)] = [
-            (["run"], "missing expected argument '<manifest>'", "run"),
+            (["run"], "no manifest: give a path, '-' or a URL, or set 'manifest = URL' in /etc/prefetch/prefetch.conf", "run"),
             (["run", manifest, "--concurency", "3"], "unknown option '--concurency'; did you mean '--concurrency'?", "run"),
             ([manifest, "--concurrency", "0"], "--concurrency must be between 1 and 256", "run"),
             (["status", "--json", "--bogus"], "unknown option '--bogus'", "status"),
