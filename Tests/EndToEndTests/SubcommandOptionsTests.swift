@@ -30,6 +30,7 @@ import Testing
             "--require-integrity": "DowngradeAndSecretsTests",
         ],
         "simulate": ["--min-interval": "SimulateTests", "--orientation": "SimulateTests", "--start-time": "SimulateTests"],
+        "gc": ["--budget": "LeaseTests"],
     ]
 
     @Test(arguments: ["run", "plan", "status", "verify", "gc", "simulate"])

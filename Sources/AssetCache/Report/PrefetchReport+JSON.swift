@@ -61,8 +61,19 @@ extension PrefetchReport {
                             json.key("kind"); json.string(problem.kind.rawValue)
                             json.key("path"); json.string(problem.path)
                             json.key("problem"); json.string(problem.problem)
+                            json.key("removed"); json.bool(!problem.leased)
                         }
                     }
+                }
+            }
+            if let eviction = garbageCollection {
+                json.key("eviction")
+                json.object { json in
+                    json.key("evicted_refs"); json.integer(eviction.evictedRefs)
+                    json.key("removed_objects"); json.integer(eviction.removedObjects)
+                    json.key("removed_trees"); json.integer(eviction.removedTrees)
+                    json.key("kept_leased"); json.integer(eviction.keptLeased)
+                    json.key("kept_leased_bytes"); json.integer(eviction.keptLeasedBytes)
                 }
             }
         }
