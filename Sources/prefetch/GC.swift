@@ -51,12 +51,7 @@ struct GC: ParsableCommand {
         var writer = PrettyJSON(flush: write)
         writer.object { json in
             json.key("cache_dir"); json.string(common.cacheDirectory)
-            json.key("evicted_refs"); json.integer(result.evictedRefs)
-            json.key("removed_objects"); json.integer(result.removedObjects)
-            json.key("removed_trees"); json.integer(result.removedTrees)
-            // Would have been removed, but a display app leases them.
-            json.key("kept_leased"); json.integer(result.keptLeased)
-            json.key("kept_leased_bytes"); json.integer(result.keptLeasedBytes)
+            result.writeRemovals(to: &json)
             json.key("bytes_before"); json.integer(result.bytesBefore)
             json.key("bytes_after"); json.integer(result.bytesAfter)
             json.key("budget"); json.integer(result.budget)

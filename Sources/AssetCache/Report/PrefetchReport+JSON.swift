@@ -68,13 +68,7 @@ extension PrefetchReport {
             }
             if let eviction = garbageCollection {
                 json.key("eviction")
-                json.object { json in
-                    json.key("evicted_refs"); json.integer(eviction.evictedRefs)
-                    json.key("removed_objects"); json.integer(eviction.removedObjects)
-                    json.key("removed_trees"); json.integer(eviction.removedTrees)
-                    json.key("kept_leased"); json.integer(eviction.keptLeased)
-                    json.key("kept_leased_bytes"); json.integer(eviction.keptLeasedBytes)
-                }
+                json.object { json in eviction.writeRemovals(to: &json) }
             }
         }
     }
@@ -120,5 +114,18 @@ extension AssetRecord {
                 json.null()
             }
         }
+    }
+}
+
+extension GarbageCollection {
+    /// What was evicted, removed and kept for leases: the report's `eviction`,
+    /// and the same keys of `gc --json`.
+    package func writeRemovals(to json: inout PrettyJSON) {
+        json.key("evicted_refs"); json.integer(evictedRefs)
+        json.key("removed_objects"); json.integer(removedObjects)
+        json.key("removed_trees"); json.integer(removedTrees)
+        // Would have been removed, but a display app leases them.
+        json.key("kept_leased"); json.integer(keptLeased)
+        json.key("kept_leased_bytes"); json.integer(keptLeasedBytes)
     }
 }

@@ -31,6 +31,27 @@ extension CacheStore {
         return !Self.lockExclusively(fd)
     }
 
+    /// A lease taken as a display app takes it (`prefetch lease`): the lease
+    /// file opened read-only, never through a link, and locked shared — which
+    /// waits out a writer removing the object — then the object or tree
+    /// checked to be still there and the file still linked. nil when either is
+    /// gone. The descriptor is close-on-exec; closing it ends the lease.
+    package func takeLease(sha256: String) -> Int32? {
+        guard let shard = leaseShard(of: sha256), let fd = Self.openLeaseFile(sha256, in: shard) else { return nil }
+        var info = stat()
+        while flock(fd, LOCK_SH) != 0 {
+            if errno != EINTR {
+                close(fd)
+                return nil
+            }
+        }
+        guard fstat(fd, &info) == 0, info.st_nlink > 0, hasObject(sha256) || hasTree(sha256) else {
+            close(fd)
+            return nil
+        }
+        return fd
+    }
+
     /// The writer's exclusive hold on `sha256`'s lease file, for removing the
     /// object or tree; nil while a display app leases it. Only a writer
     /// holding the cache's lock may call this.
