@@ -11,6 +11,11 @@ struct GC: ParsableCommand {
     @Flag(help: "Print what was evicted and removed, and the bytes in use against the budget, as JSON on stdout.")
     var json = false
 
+    @Option(help: ArgumentHelp(
+        "Collect down to this budget this once instead of the remembered one (K, M, G suffixes); 0 removes all that the last manifest does not need and no display app leases.",
+        valueName: "size"))
+    var budget: ByteSize?
+
     @Option(help: ArgumentHelp("Wait up to this many seconds for another run's lock.", valueName: "seconds"))
     var wait = Seconds(0)
 
@@ -21,17 +26,19 @@ struct GC: ParsableCommand {
                 if !common.quiet && !json {
                     print("no cache at \(TerminalText.safe(common.cacheDirectory)) yet: nothing to collect")
                 }
-                if json { writeJSON(GarbageCollection(budget: CacheState.defaultBudget, bytesBefore: 0, bytesAfter: 0)) { Console.standardOutput.write($0) } }
+                let nothing = GarbageCollection(budget: budget?.bytes ?? CacheState.defaultBudget, bytesBefore: 0, bytesAfter: 0)
+                if json { writeJSON(nothing) { Console.standardOutput.write($0) } }
                 return
             }
-            let result = store.collectGarbage()
+            let result = store.collectGarbage(budget: budget?.bytes)
             if result.neededExceedBudget {
                 common.logger.warning("the last manifest's assets alone exceed the budget of \(ByteCount.format(result.budget)); they were kept")
             }
             if json {
                 writeJSON(result) { Console.standardOutput.write($0) }
             } else if !common.quiet {
-                print("evicted \(result.evictedRefs) refs, removed \(result.removedObjects) objects and \(result.removedTrees) trees; "
+                let leased = result.keptLeased == 0 ? "" : "; kept \(result.keptLeased) leased by display apps (\(ByteCount.format(result.keptLeasedBytes)))"
+                print("evicted \(result.evictedRefs) refs, removed \(result.removedObjects) objects and \(result.removedTrees) trees\(leased); "
                     + "\(ByteCount.format(result.bytesAfter)) of \(ByteCount.format(result.budget)) budget in use")
             }
         } catch {
@@ -44,9 +51,7 @@ struct GC: ParsableCommand {
         var writer = PrettyJSON(flush: write)
         writer.object { json in
             json.key("cache_dir"); json.string(common.cacheDirectory)
-            json.key("evicted_refs"); json.integer(result.evictedRefs)
-            json.key("removed_objects"); json.integer(result.removedObjects)
-            json.key("removed_trees"); json.integer(result.removedTrees)
+            result.writeRemovals(to: &json)
             json.key("bytes_before"); json.integer(result.bytesBefore)
             json.key("bytes_after"); json.integer(result.bytesAfter)
             json.key("budget"); json.integer(result.budget)

@@ -67,6 +67,7 @@ extension Plan: TakesCommonOptions {}
 extension Status: TakesCommonOptions {}
 extension Verify: TakesCommonOptions {}
 extension GC: TakesCommonOptions {}
+extension Lease: TakesCommonOptions {}
 extension Simulate: TakesCommonOptions {}
 
 extension CommonOptions {

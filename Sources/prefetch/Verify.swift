@@ -27,15 +27,15 @@ struct Verify: ParsableCommand {
         do throws(CommandFailure) {
             // Checking only reads; repairing removes files, so it is a writer.
             let store = repair ? try common.openExistingWriter(wait: wait.value) : try common.openReader()
-            problems = store?.verify() ?? []
-            if repair { store?.repair(problems) }
+            let found = store?.verify() ?? []
+            problems = repair ? store?.repair(found) ?? found : found
             let usage = store?.usage() ?? CacheUsage()
             if json {
                 writeJSON(exists: store != nil, usage: usage, problems: problems) { Console.standardOutput.write($0) }
             } else {
                 for problem in problems {
                     // A problem names files and URLs found in the cache: escaped.
-                    Console.standardError.writeLine("prefetch: \(TerminalText.safe("\(problem)"))\(repair ? " (removed)" : "")")
+                    Console.standardError.writeLine("prefetch: \(TerminalText.safe("\(problem)"))\(repair ? outcome(of: problem) : "")")
                 }
                 if problems.isEmpty && !common.quiet {
                     print(store == nil
@@ -47,6 +47,11 @@ struct Verify: ParsableCommand {
             throw error.report()
         }
         if !problems.isEmpty { throw ExitCode(ExitStatus.someDiscarded) }
+    }
+
+    /// What --repair did about a problem, after its sentence.
+    private func outcome(of problem: CacheProblem) -> String {
+        problem.leased ? " (kept: a display app leases it; a later --repair removes it once released)" : " (removed)"
     }
 
     /// `--json`: what the text says, for programs; after a repair, the counts are
@@ -68,10 +73,10 @@ struct Verify: ParsableCommand {
                     json.key("problem"); json.string(problem.problem)
                     // What --repair removes for it, so that the next run fetches the asset again.
                     json.key("repair_removes"); json.array(problem.remove) { json, path in json.string(path) }
-                    json.key("removed"); json.bool(repair)
+                    json.key("removed"); json.bool(repair && !problem.leased)
                 }
             }
-            json.key("repaired"); json.bool(repair && !problems.isEmpty)
+            json.key("repaired"); json.bool(repair && problems.contains { !$0.leased })
         }
         writer.flushNow()
         write([0x0A])

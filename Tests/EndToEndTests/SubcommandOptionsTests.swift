@@ -32,9 +32,11 @@ import Testing
             "--require-integrity": "DowngradeAndSecretsTests",
         ],
         "simulate": ["--min-interval": "SimulateTests", "--orientation": "SimulateTests", "--start-time": "SimulateTests"],
+        "gc": ["--budget": "LeaseTests"],
+        "lease": ["--cache-dir": "LeaseCommandTests", "--quiet": "LeaseCommandTests", "--log-level": "LeaseCommandTests"],
     ]
 
-    @Test(arguments: ["run", "plan", "status", "verify", "gc", "simulate"])
+    @Test(arguments: ["run", "plan", "status", "verify", "gc", "lease", "simulate"])
     func helpOffersExactlyTheOptionsThatAreChecked(_ command: String) async throws {
         let help = try await CommandRunner.prefetch(["help", command])
         // An option's own line starts with it ("  --json", "  -h, --help"); its help text may name others.

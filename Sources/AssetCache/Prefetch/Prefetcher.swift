@@ -40,6 +40,9 @@ public final class Prefetcher: Sendable {
         let started = ContinuousClock.now
         let now = options.now ?? Date().timeIntervalSince1970
         let logger = options.logger
+        // Lease files for objects an older release stored, before anything
+        // here may remove one (docs/cache-format.md#leases).
+        store.tendLeases()
         // First, so that what it finds damaged is fetched again by this run.
         let scrub = options.scrub.isOff ? nil : store.scrub(options.scrub, now: Date().timeIntervalSince1970)
         let plan = AssetPlan(manifest: manifest, now: now)
@@ -181,6 +184,9 @@ extension GarbageCollection {
     func log(to logger: Logger) {
         if neededExceedBudget {
             logger.warning("the manifest's assets alone exceed the budget of \(budget) bytes; they were kept")
+        }
+        if keptLeased > 0 {
+            logger.info("kept \(keptLeased) objects or trees (\(keptLeasedBytes) bytes) that display apps lease; a later run or gc removes them once released")
         }
         if evictedRefs > 0 || removedObjects > 0 || removedTrees > 0 {
             logger.info(

@@ -61,9 +61,14 @@ extension PrefetchReport {
                             json.key("kind"); json.string(problem.kind.rawValue)
                             json.key("path"); json.string(problem.path)
                             json.key("problem"); json.string(problem.problem)
+                            json.key("removed"); json.bool(!problem.leased)
                         }
                     }
                 }
+            }
+            if let eviction = garbageCollection {
+                json.key("eviction")
+                json.object { json in eviction.writeRemovals(to: &json) }
             }
         }
     }
@@ -109,5 +114,18 @@ extension AssetRecord {
                 json.null()
             }
         }
+    }
+}
+
+extension GarbageCollection {
+    /// What was evicted, removed and kept for leases: the report's `eviction`,
+    /// and the same keys of `gc --json`.
+    package func writeRemovals(to json: inout PrettyJSON) {
+        json.key("evicted_refs"); json.integer(evictedRefs)
+        json.key("removed_objects"); json.integer(removedObjects)
+        json.key("removed_trees"); json.integer(removedTrees)
+        // Would have been removed, but a display app leases them.
+        json.key("kept_leased"); json.integer(keptLeased)
+        json.key("kept_leased_bytes"); json.integer(keptLeasedBytes)
     }
 }

@@ -1,7 +1,7 @@
 /// The result of a run, encoded as the JSON report of docs/report.md.
 public struct PrefetchReport: Sendable, Encodable {
     /// The report format's version, bumped when keys change meaning.
-    public static let formatVersion = "1.1.0"
+    public static let formatVersion = "1.2.0"
 
     public var cacheDirectory: String
     public var durationMs: Int
@@ -96,6 +96,7 @@ public struct PrefetchReport: Sendable, Encodable {
 
     enum CodingKeys: String, CodingKey {
         case version, messages, assets, totals, scrub
+        case garbageCollection = "eviction"
         case manifestOrigin = "manifest"
         case cacheDirectory = "cache_dir"
         case durationMs = "duration_ms"
@@ -111,6 +112,27 @@ public struct PrefetchReport: Sendable, Encodable {
         try container.encode(totals, forKey: .totals)
         try container.encodeIfPresent(manifestOrigin, forKey: .manifestOrigin)
         try container.encodeIfPresent(scrub, forKey: .scrub)
+        try container.encodeIfPresent(garbageCollection, forKey: .garbageCollection)
+    }
+}
+
+/// The report's `eviction`: what the run's closing eviction removed, and kept for leases.
+extension GarbageCollection: Encodable {
+    enum CodingKeys: String, CodingKey {
+        case evictedRefs = "evicted_refs"
+        case removedObjects = "removed_objects"
+        case removedTrees = "removed_trees"
+        case keptLeased = "kept_leased"
+        case keptLeasedBytes = "kept_leased_bytes"
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(evictedRefs, forKey: .evictedRefs)
+        try container.encode(removedObjects, forKey: .removedObjects)
+        try container.encode(removedTrees, forKey: .removedTrees)
+        try container.encode(keptLeased, forKey: .keptLeased)
+        try container.encode(keptLeasedBytes, forKey: .keptLeasedBytes)
     }
 }
 
@@ -137,6 +159,8 @@ extension ScrubResult: Encodable {
 
     private struct Damage: Encodable {
         var kind, path, problem: String
+        /// false when a display app leases it: left in place.
+        var removed: Bool
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -145,7 +169,7 @@ extension ScrubResult: Encodable {
         try container.encode(trees, forKey: .trees)
         try container.encode(bytesRead, forKey: .bytesRead)
         try container.encode(cacheBytes, forKey: .cacheBytes)
-        try container.encode(damaged.map { Damage(kind: $0.kind.rawValue, path: $0.path, problem: $0.problem) }, forKey: .damaged)
+        try container.encode(damaged.map { Damage(kind: $0.kind.rawValue, path: $0.path, problem: $0.problem, removed: !$0.leased) }, forKey: .damaged)
     }
 }
 

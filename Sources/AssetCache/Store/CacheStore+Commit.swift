@@ -13,6 +13,7 @@ extension CacheStore {
     package func commitObject(from temporary: FileLocation, sha256: String) throws(StoreError) -> String {
         do throws(FileSystem.Failure) {
             let shard = try makeShard(of: sha256, in: objects)
+            createLease(sha256)
             noteLink(sha256, in: shard, where: "an object")
             if shard.isFile(sha256) {
                 temporary.directory.unlink(temporary.name)

@@ -54,7 +54,8 @@ extension CacheStore {
             }
             store = CacheStore(
                 directory: directory, objects: try make("objects"), trees: try make("trees"),
-                refs: try make("refs", private: true), tmp: try make("tmp", private: true), lockDescriptor: fd, logger: logger)
+                refs: try make("refs", private: true), tmp: try make("tmp", private: true), leases: try make("leases"),
+                lockDescriptor: fd, logger: logger)
         } catch {
             close(fd)
             if error.code == EPERM, let reason = error.reason { throw .insecure(path: root, reason: reason) }
@@ -96,7 +97,7 @@ extension CacheStore {
         }
         return CacheStore(
             directory: directory, objects: try open("objects"), trees: try open("trees"), refs: try open("refs"),
-            tmp: try open("tmp"), lockDescriptor: nil, logger: logger)
+            tmp: try open("tmp"), leases: openLeases(directory), lockDescriptor: nil, logger: logger)
     }
 
     /// The root, made (with its missing parents) for a writer; nil for a reader
@@ -135,6 +136,15 @@ extension CacheStore {
             throw .refused(path: root, reason: "it is not empty and holds no FORMAT or lock file, so it is not a prefetch cache")
         }
         return directory
+    }
+
+    /// `leases/` for a reader: absent in a cache no writer of this release has
+    /// opened (nothing is leased there), and ignored when it is not a directory
+    /// or others could change it — a reader repairs nothing.
+    private static func openLeases(_ directory: Directory) -> Directory? {
+        guard let leases = try? directory.openDirectory("leases"),
+              DirectoryTrust.problem(with: leases, writer: false) == nil else { return nil }
+        return leases
     }
 
     private static func checkFormat(_ directory: Directory) throws(StoreError) {

@@ -17,6 +17,7 @@ import Logging
 ///     trees/ab/<sha256>/…         unpacked ZIPs, keyed by the ZIP's sha256
 ///     refs/<sha256(url)>.json     url → object, validators (0640 in a 0750 folder: URLs may hold credentials)
 ///     tmp/                        in-flight downloads and half-unpacked trees (0750, as refs/)
+///     leases/ab/<sha256>          empty, 0444: a display app's shared flock keeps the object (Leases.swift)
 ///
 /// Everything is written in `tmp/`, synced, then renamed into place, and an object
 /// or tree is durable before the ref that names it, so readers never see a partial
@@ -36,6 +37,8 @@ public final class CacheStore: Sendable {
     package let trees: Directory
     package let refs: Directory
     package let tmp: Directory
+    /// nil for a reader of a cache no writer of this release has opened yet.
+    package let leases: Directory?
     private let lockDescriptor: Int32?
     /// Told of what the store repairs on its own, such as a link removed where
     /// the cache keeps a directory.
@@ -43,13 +46,14 @@ public final class CacheStore: Sendable {
     /// Libraries using swift-log are silent unless given a logger.
     public static let silentLogger = Logger(label: "AssetCache", factory: { _ in SwiftLogNoOpLogHandler() })
 
-    init(directory: Directory, objects: Directory, trees: Directory, refs: Directory, tmp: Directory, lockDescriptor: Int32?, logger: Logger) {
+    init(directory: Directory, objects: Directory, trees: Directory, refs: Directory, tmp: Directory, leases: Directory?, lockDescriptor: Int32?, logger: Logger) {
         root = directory.path
         self.directory = directory
         self.objects = objects
         self.trees = trees
         self.refs = refs
         self.tmp = tmp
+        self.leases = leases
         self.lockDescriptor = lockDescriptor
         self.logger = logger
     }

@@ -40,6 +40,9 @@ struct CommitBatch: Sendable {
                     guard fchmod(fd, 0o444) == 0 else { throw FileSystem.Failure(operation: "chmod", path: download.path, code: errno) }
                     staged.objectShard = try store.makeShard(of: entry.sha256, in: store.objects)
                 }
+                // Before the object is in place: a display app that finds it
+                // can lease it at once.
+                if entry.download != nil || entry.tree != nil { store.createLease(entry.sha256) }
                 if entry.tree != nil {
                     staged.treeShard = try store.makeShard(of: entry.sha256, in: store.trees)
                 }

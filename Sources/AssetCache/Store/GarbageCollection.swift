@@ -17,6 +17,10 @@ public struct GarbageCollection: Sendable, Equatable {
     public var removedTrees = 0
     /// The refs that must be kept alone exceed the budget; they were kept.
     public var neededExceedBudget = false
+    /// Objects (with their trees) that this pass would have removed, kept
+    /// because a display app leases them, and their bytes.
+    public var keptLeased = 0
+    public var keptLeasedBytes: Int64 = 0
 
     public init(budget: Int64, bytesBefore: Int64, bytesAfter: Int64) {
         self.budget = budget
@@ -28,17 +32,22 @@ public struct GarbageCollection: Sendable, Equatable {
 extension CacheStore {
     /// What `prefetch gc` does: evicts least recently used assets down to 90% of
     /// the budget remembered in the cache, never one the last run's manifest
-    /// needs, then sweeps objects and trees that nothing names. Only a store
-    /// opened with ``openForWriting(at:wait:logger:)`` may collect.
-    public func collectGarbage() -> GarbageCollection {
+    /// needs nor one a display app leases, then sweeps objects and trees that
+    /// nothing names. `budget`, when given, stands for the remembered one this
+    /// once (`gc --budget`). Only a store opened with
+    /// ``openForWriting(at:wait:logger:)`` may collect.
+    public func collectGarbage(budget: Int64? = nil) -> GarbageCollection {
         let state = readState()
-        return collectGarbage(budget: state.budget, neededRefs: Set(state.lastRun?.needed ?? []))
+        return collectGarbage(budget: budget ?? state.budget, neededRefs: Set(state.lastRun?.needed ?? []))
     }
 
     /// Least recently used refs are evicted until the cache is at 90% of the budget,
-    /// never one in `neededRefs` (ref file names) — then objects and trees that no
-    /// ref names are swept. Only a writer holding the lock may call this.
+    /// never one in `neededRefs` (ref file names) nor one whose object a display
+    /// app leases (evicting it would free nothing) — then objects and trees
+    /// that no ref names are swept, but leased ones. Only a writer holding the
+    /// lock may call this, with no commit under way.
     package func collectGarbage(budget: Int64, neededRefs: Set<String>, neededObjects: Set<String> = []) -> GarbageCollection {
+        tendLeases()
         var refs = refNames().compactMap { name -> (name: String, object: String, used: Double)? in
             guard let ref = readRef(named: name), let info = self.refs.status(name) else { return nil }
             return (name, ref.object, LibC.modificationTime(info))
@@ -51,19 +60,33 @@ extension CacheStore {
         let isKept = { (sha: String) in (users[sha] ?? 0) > 0 || neededObjects.contains(sha) }
         var result = GarbageCollection(budget: budget, bytesBefore: objectSizes.values.reduce(0, +), bytesAfter: 0)
         var total = objectSizes.filter { isKept($0.key) }.values.reduce(0, +)
+        var keptLeased: Set<String> = []
 
         if total > budget {
             let target = budget / 10 * 9
+            var leased: [String: Bool] = [:]
             refs.sort { $0.used < $1.used }
             for ref in refs where total > target && !neededRefs.contains(ref.name) {
+                let leasedNow = leased[ref.object] ?? isLeased(sha256: ref.object)
+                leased[ref.object] = leasedNow
+                if leasedNow {
+                    keptLeased.insert(ref.object)
+                    continue
+                }
                 self.refs.unlink(ref.name)
                 result.evictedRefs += 1
                 users[ref.object, default: 1] -= 1
                 if !isKept(ref.object) { total -= objectSizes[ref.object] ?? 0 }
             }
-            result.neededExceedBudget = total > budget
+            let leasedBytes = keptLeased.reduce(0) { $0 + (objectSizes[$1] ?? 0) }
+            result.neededExceedBudget = total - leasedBytes > budget
         }
         for sha in objectSizes.keys where !isKept(sha) {
+            guard let hold = holdForRemoval(sha) else {
+                keptLeased.insert(sha)
+                total += objectSizes[sha] ?? 0
+                continue
+            }
             if let shard = shard(of: sha, in: objects), shard.status(sha) != nil {
                 shard.unlink(sha)
                 result.removedObjects += 1
@@ -72,7 +95,10 @@ extension CacheStore {
                 removeTree(sha)
                 result.removedTrees += 1
             }
+            hold.end(removingLeaseFile: true)
         }
+        result.keptLeased = keptLeased.count
+        result.keptLeasedBytes = keptLeased.reduce(0) { $0 + (objectSizes[$1] ?? 0) }
         result.bytesAfter = total
         return result
     }

@@ -28,7 +28,8 @@ public struct ScrubPolicy: Sendable, Equatable {
 }
 
 /// What one scrub read and found. Damaged entries are removed, with the refs
-/// that name them, so the run fetches them again.
+/// that name them, so the run fetches them again — but those a display app
+/// leases (``CacheProblem/leased``).
 public struct ScrubResult: Sendable, Equatable {
     public var objects = 0
     public var trees = 0
@@ -104,10 +105,12 @@ extension CacheStore {
         }
         result.damaged = damaged.values.sorted { $0.path < $1.path }
         if !result.damaged.isEmpty {
-            removeDamaged(result.damaged)
+            result.damaged = removeDamaged(result.damaged)
             for problem in result.damaged {
-                for case .object(let sha) in problem.entries { record.objects[sha] = nil }
-                for case .tree(let sha) in problem.entries { record.trees[sha] = nil }
+                // One left in place for a lease is re-read first by the next scrub.
+                let checked: Double? = problem.leased ? 0 : nil
+                for case .object(let sha) in problem.entries { record.objects[sha] = checked }
+                for case .tree(let sha) in problem.entries { record.trees[sha] = checked }
             }
         }
         sweepLoneDigestLists(trees: Set(treeNames))
@@ -116,8 +119,10 @@ extension CacheStore {
     }
 
     /// The entries, and every ref that names one of them: a ref is what makes
-    /// a run use a copy, and without it the run fetches the asset again.
-    private func removeDamaged(_ problems: [CacheProblem]) {
+    /// a run use a copy, and without it the run fetches the asset again. What
+    /// a display app leases stays, with its refs (``remove(_:)``), until a
+    /// later scrub finds it released: the problems say which.
+    private func removeDamaged(_ problems: [CacheProblem]) -> [CacheProblem] {
         var objectsGone: Set<String> = []
         var treesGone: Set<String> = []
         for problem in problems {
@@ -125,7 +130,7 @@ extension CacheStore {
                 switch entry {
                 case .object(let sha): objectsGone.insert(sha)
                 case .tree(let sha): treesGone.insert(sha)
-                case .ref: break
+                case .ref, .lease: break
                 }
             }
         }
@@ -136,10 +141,15 @@ extension CacheStore {
                 refsToDrop.append(.ref(name))
             }
         }
-        remove(problems.flatMap(\.entries) + refsToDrop)
-        for problem in problems {
-            logger.warning("scrub: \(problem): removed, and fetched again if a message needs it")
+        let outcome = removing(problems, and: refsToDrop)
+        for problem in outcome {
+            if problem.leased {
+                logger.warning("scrub: \(problem): left in place, since a display app leases it; a later run's scrub removes it once released")
+            } else {
+                logger.warning("scrub: \(problem): removed, and fetched again if a message needs it")
+            }
         }
+        return outcome
     }
 
     /// A digest list whose tree is gone (a power cut between the two renames

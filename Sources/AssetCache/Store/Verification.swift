@@ -11,8 +11,8 @@ import Glibc
 /// One thing `verify` found wrong, and what `--repair` removes for it.
 public struct CacheProblem: Sendable, Equatable, CustomStringConvertible {
     /// An entry of the cache that a repair removes.
-    package enum Entry: Sendable, Equatable {
-        case object(String), tree(String), ref(String)
+    package enum Entry: Sendable, Hashable {
+        case object(String), tree(String), ref(String), lease(String)
     }
 
     /// What is wrong, in a word for programs (`verify --json`).
@@ -30,6 +30,7 @@ public struct CacheProblem: Sendable, Equatable, CustomStringConvertible {
         case refDangling = "ref_dangling"
         case refTreeMissing = "ref_tree_missing"
         case refSizeMismatch = "ref_size_mismatch"
+        case leaseInvalid = "lease_invalid"
     }
 
     public var kind: Kind
@@ -38,6 +39,10 @@ public struct CacheProblem: Sendable, Equatable, CustomStringConvertible {
     /// Removed by a repair so that the next run fetches the asset again.
     public var remove: [String]
     package var entries: [Entry]
+    /// Left in place by a repair or the scrub: a display app leases what it
+    /// names (docs/cache-format.md#leases). A later repair, or the scrub of a
+    /// later run, removes it once the lease is gone.
+    public var leased = false
 
     public var description: String { "\(path): \(problem)" }
 }
@@ -68,22 +73,74 @@ extension CacheStore {
         for name in refNames() {
             if let problem = checkRef(name, goodObjects: goodObjects) { problems.append(problem) }
         }
+        for (shard, name) in leaseNames() {
+            if let text = leaseFileProblem(name, in: shard) {
+                problems.append(problem(.leaseInvalid, shard.path(of: name), text, [.lease(name)]))
+            }
+        }
         return problems
     }
 
-    /// Removes what each problem names, links as themselves; the next run refetches those URLs.
-    public func repair(_ problems: [CacheProblem]) {
-        remove(problems.flatMap(\.entries))
+    /// Removes what each problem names, links as themselves; the next run
+    /// refetches those URLs. What a display app leases stays, with the refs
+    /// that name it: the problems returned say which (``CacheProblem/leased``).
+    @discardableResult
+    public func repair(_ problems: [CacheProblem]) -> [CacheProblem] {
+        removing(problems)
     }
 
-    func remove(_ entries: [CacheProblem.Entry]) {
+    /// ``remove(_:)`` of what the problems name and of `more`: the problems,
+    /// each marked ``CacheProblem/leased`` when something of it was kept.
+    func removing(_ problems: [CacheProblem], and more: [CacheProblem.Entry] = []) -> [CacheProblem] {
+        let kept = remove(problems.flatMap(\.entries) + more)
+        return problems.map { problem in
+            var problem = problem
+            problem.leased = problem.entries.contains(where: kept.contains)
+            return problem
+        }
+    }
+
+    /// Removes the entries, but objects and trees a display app leases and the
+    /// refs that name them (a ref gone would make the run fetch bytes it
+    /// cannot store while the old ones stay): the entries kept. Each object or
+    /// tree goes while its lease file is held exclusively, and the lease file
+    /// last, once neither is left.
+    @discardableResult
+    func remove(_ entries: [CacheProblem.Entry]) -> Set<CacheProblem.Entry> {
+        var holds: [String: RemovalHold] = [:]
+        var leased: Set<String> = []
         for entry in entries {
             switch entry {
-            case .object(let sha): shard(of: sha, in: objects)?.unlink(sha)
-            case .tree(let sha): removeTree(sha)
-            case .ref(let name): refs.unlink(name)
+            case .object(let sha), .tree(let sha):
+                guard holds[sha] == nil, !leased.contains(sha) else { continue }
+                if let hold = holdForRemoval(sha) { holds[sha] = hold } else { leased.insert(sha) }
+            case .ref, .lease: continue
             }
         }
+        var kept: Set<CacheProblem.Entry> = []
+        for entry in entries {
+            switch entry {
+            case .object(let sha) where leased.contains(sha), .tree(let sha) where leased.contains(sha):
+                kept.insert(entry)
+            case .object(let sha): shard(of: sha, in: objects)?.unlink(sha)
+            case .tree(let sha): removeTree(sha)
+            case .ref(let name):
+                if let ref = readRef(named: name), leased.contains(ref.object) {
+                    kept.insert(entry)
+                } else {
+                    refs.unlink(name)
+                }
+            case .lease(let sha):
+                // As itself, never followed; a proper one is made in its place.
+                try? leaseShard(of: sha)?.remove(sha)
+                if hasObject(sha) || hasTree(sha) { createLease(sha) }
+            }
+        }
+        for (sha, hold) in holds {
+            let gone = shard(of: sha, in: objects)?.status(sha) == nil && shard(of: sha, in: trees)?.status(sha) == nil
+            hold.end(removingLeaseFile: gone)
+        }
+        return kept
     }
 
     func problem(_ kind: CacheProblem.Kind, _ path: String, _ text: String, _ entries: [CacheProblem.Entry]) -> CacheProblem {
@@ -92,6 +149,7 @@ extension CacheStore {
             case .object(let sha): objectPath(sha)
             case .tree(let sha): treePath(sha)
             case .ref(let name): refs.path(of: name)
+            case .lease(let sha): leasePath(sha)
             }
         }
         return CacheProblem(kind: kind, path: path, problem: text, remove: paths, entries: entries)

@@ -1,19 +1,27 @@
 import Foundation
 
 /// A `prefetch` child that a test can signal while it runs (crash and interrupt
-/// tests), and whose stderr it can await a line of.
+/// tests), and whose stderr it can await a line of — or any other program, with
+/// its stdout watched instead (a display app's stand-in that says "leased").
 final class RunningCommand: @unchecked Sendable {
     private let process = Process()
     private let out = Pipe()
     private let err = Pipe()
+    private let watchesStandardOutput: Bool
     private let lock = NSLock()
+    /// What the watched stream (stderr, unless told) has said so far.
     private var errData = Data()
     private var errClosed = false
     private var waiters: [(text: String, continuation: CheckedContinuation<Bool, Never>)] = []
     private let errDone = DispatchSemaphore(value: 0)
 
-    init(_ arguments: [String]) throws {
-        process.executableURL = CommandRunner.binDirectory.appendingPathComponent("prefetch")
+    convenience init(_ arguments: [String]) throws {
+        try self.init(executable: CommandRunner.binDirectory.appendingPathComponent("prefetch"), arguments)
+    }
+
+    init(executable: URL, _ arguments: [String], watchingStandardOutput: Bool = false) throws {
+        watchesStandardOutput = watchingStandardOutput
+        process.executableURL = executable
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(["PREFETCH_CONFIG": CommandRunner.noConfiguration]) { $1 }
         process.standardOutput = out
@@ -23,7 +31,7 @@ final class RunningCommand: @unchecked Sendable {
         // A thread of its own reads stderr with blocking reads: libdispatch's
         // readability sources on Linux crashed (in _dispatch_event_loop_drain)
         // when one was cancelled while its pipe closed.
-        let handle = err.fileHandleForReading
+        let handle = (watchingStandardOutput ? out : err).fileHandleForReading
         Thread { [self] in
             while true {
                 let chunk = handle.availableData
@@ -56,8 +64,19 @@ final class RunningCommand: @unchecked Sendable {
         kill(process.processIdentifier, signal)
     }
 
+    /// Returns true once the child's stdout (when watched) holds `text`, false if it closed without.
+    func stdoutContains(_ text: String) async -> Bool {
+        precondition(watchesStandardOutput, "stdout is not watched")
+        return await watchedContains(text)
+    }
+
     /// Returns true once the child's stderr holds `text`, false if it closed without.
     func stderrContains(_ text: String) async -> Bool {
+        precondition(!watchesStandardOutput, "stderr is not watched")
+        return await watchedContains(text)
+    }
+
+    private func watchedContains(_ text: String) async -> Bool {
         await withCheckedContinuation { continuation in
             lock.withLock {
                 let seen = String(decoding: errData, as: UTF8.self)
@@ -74,12 +93,13 @@ final class RunningCommand: @unchecked Sendable {
     func wait() async -> CommandResult {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async { [self] in
-                let outData = out.fileHandleForReading.readDataToEndOfFile()
+                let otherData = (watchesStandardOutput ? err : out).fileHandleForReading.readDataToEndOfFile()
                 errDone.wait()
                 process.waitUntilExit()
                 let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
-                let errText = lock.withLock { String(decoding: errData, as: UTF8.self) }
-                continuation.resume(returning: CommandResult(status: status, stdout: outData, stderr: errText))
+                let watched = lock.withLock { errData }
+                let (stdout, stderr) = watchesStandardOutput ? (watched, otherData) : (otherData, watched)
+                continuation.resume(returning: CommandResult(status: status, stdout: stdout, stderr: String(decoding: stderr, as: UTF8.self)))
             }
         }
     }

@@ -6,13 +6,18 @@ import Foundation
 enum SystemTool {
     @discardableResult
     static func run(_ name: String, _ arguments: [String], in directory: URL? = nil) async throws -> CommandResult {
+        let result = try await CommandRunner.run(try location(of: name), arguments, in: directory)
+        guard result.status == 0 else { throw ToolFailure(name: name, arguments: arguments, result: result) }
+        return result
+    }
+
+    /// Where `name` is on the PATH (or in /usr/bin, /bin).
+    static func location(of name: String) throws -> URL {
         let search = (ProcessInfo.processInfo.environment["PATH"] ?? "") + ":/usr/bin:/bin"
         guard let path = search.split(separator: ":").map({ "\($0)/\(name)" }).first(where: FileManager.default.isExecutableFile(atPath:)) else {
             throw MissingTool(name: name)
         }
-        let result = try await CommandRunner.run(URL(fileURLWithPath: path), arguments, in: directory)
-        guard result.status == 0 else { throw ToolFailure(name: name, arguments: arguments, result: result) }
-        return result
+        return URL(fileURLWithPath: path)
     }
 
     struct MissingTool: Error, CustomStringConvertible {
