@@ -28,7 +28,14 @@ struct Verify: ParsableCommand {
             // Checking only reads; repairing removes files, so it is a writer.
             let store = repair ? try common.openExistingWriter(wait: wait.value) : try common.openReader()
             problems = store?.verify() ?? []
-            if repair { store?.repair(problems) }
+            if repair, let store {
+                store.repair(problems)
+                do {
+                    try store.refreshReadinessIndex(by: "verify")
+                } catch {
+                    throw CommandFailure(error)
+                }
+            }
             let usage = store?.usage() ?? CacheUsage()
             if json {
                 writeJSON(exists: store != nil, usage: usage, problems: problems) { Console.standardOutput.write($0) }
