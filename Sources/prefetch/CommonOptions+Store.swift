@@ -62,3 +62,17 @@ extension CommandFailure {
         self.init(message: error.description + advice, status: CommonOptions.exitStatus(for: error))
     }
 }
+
+extension CommonOptions {
+    /// The cache's readiness index, for `ready` and `ls`; nil before the first
+    /// run. One that cannot be read is exit 2, with what is wrong with it.
+    func readIndex(from store: CacheStore?) throws(CommandFailure) -> ReadinessIndex? {
+        do {
+            return try store?.readReadinessIndex()
+        } catch {
+            throw CommandFailure(
+                message: "the readiness index \(cacheDirectory)/\(ReadinessIndex.fileName) cannot be read: \(error); the next run replaces it",
+                status: ExitStatus.usage)
+        }
+    }
+}

@@ -22,11 +22,12 @@ struct Prefetch: AsyncParsableCommand {
             143 SIGINT or SIGTERM stopped the run cleanly, partial downloads kept; 74 the cache \
             could not be written; 1 some message was discarded; 0 every message ready, deferred or \
             expired. verify: 0 clean, 1 problems found. simulate: 0 once the replay is complete. \
-            status and gc: 0. Every subcommand exits 2 for a usage error and 75 when a writer \
+            ready: 0 every message named is ready, 1 one is not, 2 one is not in the readiness index \
+            or there is no index. status, ls and gc: 0. Every subcommand exits 2 for a usage error and 75 when a writer \
             finds the cache locked.
             """,
         version: AssetCacheVersion.current,
-        subcommands: [Run.self, Plan.self, Status.self, Verify.self, GC.self, Simulate.self],
+        subcommands: [Run.self, Plan.self, Ready.self, Ls.self, Status.self, Verify.self, GC.self, Simulate.self],
         defaultSubcommand: Run.self
     )
 
