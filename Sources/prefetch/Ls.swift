@@ -20,7 +20,7 @@ struct Ls: ParsableCommand {
         do throws(CommandFailure) {
             let store = try common.openReader()
             // The current manifest's files, as the readiness index names them.
-            let index = try common.readIndex(from: store)
+            let index = try common.readIndex(from: store, triggers: false)
             let pinned = Set(index?.messages.flatMap { $0.assets.compactMap(\.object) } ?? [])
             let objects = store?.listing(pinned: pinned) ?? []
             if json {

@@ -25,7 +25,8 @@ struct Ready: ParsableCommand {
         var status = ExitStatus.ok
         do throws(CommandFailure) {
             let store = try common.openReader()
-            guard let index = try common.readIndex(from: store) else {
+            // Only what is printed is kept: the messages named, and triggers for --json.
+            guard let index = try common.readIndex(from: store, only: ids.isEmpty ? nil : Set(ids), triggers: json) else {
                 throw CommandFailure(
                     message: "no readiness index in \(common.cacheDirectory) yet: run `prefetch run MANIFEST` first", status: ExitStatus.usage)
             }

@@ -21,12 +21,13 @@ extension CacheStore {
     }
 
     /// The index as the last writer left it; nil when there is none yet.
-    public func readReadinessIndex() throws(ReadinessIndex.ReadError) -> ReadinessIndex? {
+    /// `only` and `triggers` as ``ReadinessIndex/init(json:only:triggers:)`` takes them.
+    public func readReadinessIndex(only: Set<String>? = nil, triggers: Bool = true) throws(ReadinessIndex.ReadError) -> ReadinessIndex? {
         guard directory.status(ReadinessIndex.fileName) != nil else { return nil }
         guard let bytes = directory.contents(of: ReadinessIndex.fileName, limit: Self.readinessIndexLimit) else {
             throw ReadinessIndex.ReadError(description: "it is not a readable regular file of at most \(Self.readinessIndexLimit) bytes")
         }
-        return try ReadinessIndex(json: bytes)
+        return try ReadinessIndex(json: bytes, only: only, triggers: triggers)
     }
 
     /// After `gc` or `verify --repair` removed files: the index names none of
