@@ -17,6 +17,8 @@ A' B'  the same pair from a server that adds `Cache-Control: no-cache`, so B'
    revalidates every asset (600 conditional GETs, 304s)
 C  `prefetch plan --json` over 1,000 and 10,000 messages reusing the 600 cached assets;
    `prefetch plan` (text) of the 10,000 beside Python's json.load of the same file
+R  `prefetch ready` (every message, and one) of the readiness index that an
+   offline run of C's 10,000 messages leaves, beside `cat` of that file
 D  curl --parallel --parallel-max 8, then pngcheck, djpeg, giftext -p, dwebp and
    unzip (bench/baseline.sh)
 E  aria2c -j 8, then the same checks
@@ -134,6 +136,22 @@ class Bench:
                 py = measure([sys.executable, "-c", "import json,sys; json.load(open(sys.argv[1],'rb'))",
                               manifests["plan-10000"]], stdout_file=os.devnull)
                 self.add("C10000_python", py.seconds)
+            self.run_ready(manifests, cache)
+
+    def run_ready(self, manifests, cache):
+        """R: the readiness index of 10,000 messages (an offline run of plan-10000
+        over the session's cache writes it), read by `prefetch ready` and by cat."""
+        self.prefetch(["run", manifests["plan-10000"], "--offline", "--scrub-bytes", "0", "--scrub-percent", "0"],
+                      cache, out=os.devnull)
+        index = os.path.join(cache, "readiness.json")
+        for _ in range(3):
+            every = measure([self.bin, "ready", "--cache-dir", cache], stdout_file=os.devnull)
+            if every.status != 0:
+                raise SystemExit(f"bench: prefetch ready exited {every.status}")
+            self.add("R_ready", every.seconds)
+            self.add("R_one", measure([self.bin, "ready", "p09999", "--cache-dir", cache], stdout_file=os.devnull).seconds)
+            self.add("R_cat", measure(["cat", index], stdout_file=os.devnull).seconds)
+        self.notes["R bytes"] = os.path.getsize(index)
 
     def run_callgrind(self, manifests):
         """Instruction counts (bench/callgrind.sh), which the machine's load does not move."""

@@ -100,6 +100,9 @@ def table(bench, rounds):
     row("C  plan --json, 10,000 messages", ms(s["C10000"]), "<= 120 ms", s["C10000"] <= 0.120)
     row("C  plan (text report), 10,000 messages", ms(s["C10000_text"]), "<= 120 ms", s["C10000_text"] <= 0.120)
     row("C  python3 json.load of that file", ms(s["C10000_python"]), note="interpreter start included")
+    row("R  ready, 10,000 messages (text)", ms(s["R_ready"]), "<= 20 ms", s["R_ready"] <= 0.020,
+        f"one message: {ms(s['R_one'])}; the index is {bench.notes.get('R bytes', 0) / 1048576:.1f} MiB")
+    row("R  cat of that index", ms(s["R_cat"]))
     row("D  curl --parallel-max 8 + image checkers + unzip", ms(s["D"]))
     row("E  aria2c -j 8 + image checkers + unzip", ms(s["E"]))
     row(f"F  ready_ms of the open message, last of {len(bench.assets)}", ms(s["F"]))

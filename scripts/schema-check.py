@@ -8,7 +8,9 @@
 throwaway caches it makes: the demo's report; a run and a plan of the manifest
 that uses one URL as two kinds (one entry per kind); runs of a manifest with one
 message per fault route, so that every outcome and every error kind the routes
-can cause appears; `plan`, `status`, `verify`, `gc` and `simulate` with --json.
+can cause appears; `plan`, `ready`, `ls`, `status`, `verify`, `gc` and
+`simulate` with --json; and the readiness index (readiness.json) those runs and
+gc leave, every file it names there.
 Each output must validate, keep its keys in the schema's order, and together
 they must use every value of the schemas' enums (outcomes, error kinds,
 statuses, reasons, decisions) except those named in NOT_PRODUCED with the reason.
@@ -19,7 +21,8 @@ Last, a report altered by hand (an undocumented key, an unknown status) must be
 rejected. Exits 1 naming every failure.
 
 --validate checks one saved output (a JSON document, or JSON Lines for
-simulate-decision) against docs/schemas/SCHEMA.schema.json, key order included,
+simulate-decision) against docs/schemas/SCHEMA.schema.json (`ready`: an array of
+readiness.schema.json's messages), key order included,
 and exits 1 naming each problem.
 """
 import argparse
@@ -70,10 +73,39 @@ def fail(message):
 
 
 def load_schema(name):
+    if name == "ready":
+        return ready_schema(load_schema("readiness"))
     with open(os.path.join(SCHEMAS, name + ".schema.json")) as f:
         schema = json.load(f)
     jsonschema.Draft202012Validator.check_schema(schema)
     return schema
+
+
+def ready_schema(readiness):
+    """`prefetch ready --json`: an array of the readiness index's message objects."""
+    return {"$schema": readiness["$schema"], "$defs": readiness["$defs"],
+            "type": "array", "items": {"$ref": "#/$defs/message"}}
+
+
+def check_index(schemas, cache, what):
+    """The readiness index a writer left in `cache`: valid, keys in order, and
+    every path it names there."""
+    path = os.path.join(cache, "readiness.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            instance = json.load(f)
+    except (OSError, json.JSONDecodeError) as error:
+        fail(f"{what}: no readable readiness index: {error}")
+        return None
+    if not check("readiness", schemas["readiness"], instance, f"{what}: readiness.json"):
+        return None
+    missing = [a[key] for m in instance["messages"] for a in m["assets"] for key in ("path", "entry")
+               if key in a and not os.path.exists(a[key])]
+    if missing:
+        fail(f"{what}: readiness.json names files that are not there: {missing[:3]}")
+        return None
+    print(f"ok: {what}: readiness.json, {len(instance['messages'])} messages")
+    return instance
 
 
 def validator(schema):
@@ -310,6 +342,7 @@ def main():
     os.environ["PREFETCH_CONFIG"] = "/dev/null"
     schemas = {name: load_schema(name) for name in
                [os.path.basename(p)[:-len(".schema.json")] for p in glob.glob(os.path.join(SCHEMAS, "*.schema.json"))]}
+    schemas["ready"] = ready_schema(schemas["readiness"])
     print(f"schemas: {', '.join(sorted(schemas))} are valid draft 2020-12 schemas")
     tool = Tool(bin_dir)
     work = tempfile.mkdtemp(prefix="schema-check.")
@@ -331,6 +364,10 @@ def main():
         demo_cache = os.path.join(work, "demo-cache")
         report("demo run", "run", demo_path, "--cache-dir", demo_cache)
         report("demo plan", "plan", demo_path, "--cache-dir", demo_cache)
+        check_index(schemas, demo_cache, "demo run")
+        ready = tool.json("ready", "--cache-dir", demo_cache, "--json", statuses=(0,))
+        if ready is not None and check("ready", schemas["ready"], ready, "ready --json"):
+            print(f"ok: ready --json, {len(ready)} messages")
 
         # One URL used as two kinds: two entries for it, one per kind.
         with open(os.path.join(ROOT, "fixtures", "manifests", "two-kinds.json")) as f:
@@ -355,6 +392,7 @@ def main():
         report("faults run, offline", "run", faults_path, "--offline", *limits)
         report("faults plan", "plan", faults_path, "--cache-dir", cache)
         report("faults plan, pins required", "plan", faults_path, "--require-integrity", "--cache-dir", cache)
+        check_index(schemas, cache, "faults run, offline")
         expired = signed_report(bin_dir, server.url, work, report)
         if expired is not None:
             reports.append(expired)
@@ -364,7 +402,7 @@ def main():
         status_none = tool.json("status", "--cache-dir", os.path.join(work, "none"), "--json", statuses=(0,))
         if status_none is not None and check("status", schemas["status"], status_none, "status --json, no cache"):
             print("ok: status --json, no cache yet")
-        for name in ["status", "verify", "gc"]:
+        for name in ["status", "verify", "gc", "ls"]:
             result = tool.run(name, "--cache-dir", cache, "--json", statuses=(0,))
             try:
                 instance = json.loads(result.stdout)
@@ -382,6 +420,8 @@ def main():
                 fail(f"{name} --json printed no JSON: {result.stdout[:200]!r}")
             elif check(name, schemas[name], instance, f"{name} --json"):
                 print(f"ok: {name} --json")
+
+        check_index(schemas, cache, "after gc")
 
         simulate_manifest = os.path.join(work, "simulate.json")
         with open(os.path.join(ROOT, "fixtures", "simulate", "manifest.json")) as f:

@@ -68,3 +68,17 @@ extension CommandFailure {
         }
     }
 }
+
+extension CommonOptions {
+    /// The cache's readiness index, for `ready` and `ls`; nil before the first
+    /// run. One that cannot be read is exit 2, with what is wrong with it.
+    func readIndex(from store: CacheStore?, only: Set<String>? = nil, triggers: Bool = true) throws(CommandFailure) -> ReadinessIndex? {
+        do {
+            return try store?.readReadinessIndex(only: only, triggers: triggers)
+        } catch {
+            throw CommandFailure(
+                message: "the readiness index \(cacheDirectory)/\(ReadinessIndex.fileName) cannot be read: \(error); the next run replaces it",
+                status: ExitStatus.usage)
+        }
+    }
+}

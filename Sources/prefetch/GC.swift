@@ -31,6 +31,12 @@ struct GC: ParsableCommand {
                 return
             }
             let result = store.collectGarbage(budget: budget?.bytes)
+            // The index must not name what was just removed.
+            do {
+                try store.refreshReadinessIndex(by: "gc")
+            } catch {
+                throw CommandFailure(error)
+            }
             if result.neededExceedBudget {
                 common.logger.warning("the last manifest's assets alone exceed the budget of \(ByteCount.format(result.budget)); they were kept")
             }

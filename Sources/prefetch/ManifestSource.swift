@@ -50,6 +50,36 @@ struct ManifestSource {
         }
     }
 
+    /// The copy of a URL's manifest that `run URL` stored, for `plan`: read
+    /// from the cache, never from the network; exit 2 when none is stored.
+    func loadStored(from store: CacheStore?, cacheDirectory: String, trustedKeys: TrustedKeys?) throws(CommandFailure) -> (manifest: Manifest, bytes: Data) {
+        var stored: (manifest: Manifest, bytes: Data)?
+        do throws(RemoteManifest.Failure) {
+            if let store { stored = try RemoteManifest.stored(argument, store: store, trustedKeys: trustedKeys) }
+        } catch {
+            switch error {
+            case .refused(let refusal): throw Self.refusal(argument, refusal)
+            case .untrusted(let refusal): throw Self.refusal(argument, refusal)
+            case .signatureUnavailable: throw CommandFailure(message: "\(argument): manifest refused: \(error)", status: ExitStatus.usage)
+            case .invalid: throw CommandFailure(message: "\(argument): the stored copy is not a valid manifest: \(error); run `prefetch run \(argument)` to fetch it again", status: ExitStatus.usage)
+            case .unavailable, .storage: throw CommandFailure(message: "\(argument): \(error)", status: ExitStatus.usage)
+            }
+        }
+        guard let stored else {
+            throw CommandFailure(
+                message: "no copy of \(argument) is stored in \(cacheDirectory): run `prefetch run \(argument)` first (plan makes no request)",
+                status: ExitStatus.usage)
+        }
+        return stored
+    }
+
+    /// What the readiness index says of a local manifest: its absolute path
+    /// (none for stdin) and its bytes' SHA-256. Only `run` writes an index, so
+    /// only `run` pays for the hash.
+    func indexed(_ bytes: Data, signed: Bool) -> IndexedManifest {
+        .local(path: argument == "-" ? nil : URL(fileURLWithPath: argument).standardizedFileURL.path, bytes: bytes, signed: signed)
+    }
+
     func fetch(
         into store: CacheStore, limits: TransferLimits, headers: [HeaderArgument], trust: TrustedKeyOptions,
         trustedKeys: TrustedKeys?, runDeadline: RunDeadline?, offline: Bool, logger: Logger

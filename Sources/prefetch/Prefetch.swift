@@ -23,15 +23,16 @@ struct Prefetch: AsyncParsableCommand {
             130 or 143 SIGINT or SIGTERM stopped the run cleanly, partial downloads kept; 74 the \
             cache could not be written (disk full, read-only, I/O error); 1 some message was \
             discarded; 0 every message ready, deferred or expired. verify: 0 clean, 1 problems \
-            found. simulate: 0 once the replay is complete. status and gc: 0. lease: COMMAND's \
-            status (128 + N when signal N ended it), 2 for an unknown message or no readiness \
-            index, 75 when an asset is gone from the cache, 127 when COMMAND is not found. Every \
-            subcommand exits 2 for a usage error, 77 when it may not use the cache and 75 when a \
-            writer finds the cache locked. Errors are one line on stderr, 'prefetch: error: ...', \
-            and at most one 'prefetch: hint: ...' line.
+            found. simulate: 0 once the replay is complete. ready: 0 every message named is ready, \
+            1 one is not, 2 one is not in the readiness index or there is no index. status, ls and \
+            gc: 0. lease: COMMAND's status (128 + N when signal N ended it), 2 for an unknown \
+            message or no readiness index, 75 when an asset is gone from the cache, 127 when \
+            COMMAND is not found. Every subcommand exits 2 for a usage error, 77 when it may not \
+            use the cache and 75 when a writer finds the cache locked. Errors are one line on \
+            stderr, 'prefetch: error: ...', and at most one 'prefetch: hint: ...' line.
             """,
         version: AssetCacheVersion.current,
-        subcommands: [Run.self, Plan.self, Status.self, Verify.self, GC.self, Lease.self, Simulate.self],
+        subcommands: [Run.self, Plan.self, Ready.self, Ls.self, Lease.self, Status.self, Verify.self, GC.self, Simulate.self],
         defaultSubcommand: Run.self
     )
 

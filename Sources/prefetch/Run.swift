@@ -167,6 +167,7 @@ struct Run: AsyncParsableCommand {
             let local = source.isRemote ? nil : try source.loadLocal(trustedKeys: trustedKeys)
             let store = try common.openWriter(wait: wait.value)
             var manifest = local?.manifest
+            if let local { manifest!.indexed = source.indexed(local.bytes, signed: trustedKeys != nil) }
             if let local, trustedKeys != nil {
                 try trust.judge(&manifest!, bytes: local.bytes, argument: source.argument, store: store, keeping: true, logger: common.logger)
             }

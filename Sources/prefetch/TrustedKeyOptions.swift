@@ -40,13 +40,14 @@ struct TrustedKeyOptions: ParsableArguments {
         if audiences.contains(where: \.isEmpty) { throw ValidationError("--audience must not be empty") }
     }
 
-    /// A local manifest's version, expiry and audience, against what this cache
+    /// A local manifest's (or, with `url`, a stored copy's) version, expiry and audience, against what this cache
     /// accepted before (a reader's cache, or none, for `plan`). With `keeping`,
     /// a writer's, what it accepts now is stored before anything else happens.
     func judge(
-        _ manifest: inout Manifest, bytes: Data, argument: String, store: CacheStore?, keeping: Bool, logger: Logger
+        _ manifest: inout Manifest, bytes: Data, argument: String, url: String? = nil, store: CacheStore?, keeping: Bool,
+        logger: Logger
     ) throws(CommandFailure) {
-        let trust = ManifestTrust(store: store, url: nil, channels: audiences, logger: logger)
+        let trust = ManifestTrust(store: store, url: url, channels: audiences, logger: logger)
         let acceptance: ManifestTrust.Acceptance
         do {
             acceptance = try trust.judge(manifest, bytes: bytes, store: store)

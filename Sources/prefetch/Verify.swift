@@ -29,6 +29,14 @@ struct Verify: ParsableCommand {
             let store = repair ? try common.openExistingWriter(wait: wait.value) : try common.openReader()
             let found = store?.verify() ?? []
             problems = repair ? store?.repair(found) ?? found : found
+            if repair, let store {
+                // The index must not name what was just removed.
+                do {
+                    try store.refreshReadinessIndex(by: "verify")
+                } catch {
+                    throw CommandFailure(error)
+                }
+            }
             let usage = store?.usage() ?? CacheUsage()
             if json {
                 writeJSON(exists: store != nil, usage: usage, problems: problems) { Console.standardOutput.write($0) }

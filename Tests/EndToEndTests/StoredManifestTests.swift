@@ -150,7 +150,7 @@ import Testing
 /// Issue 28, point 4 (part): a mistyped `--cache-dir` is said, never turned
 /// into an empty cache that reports nothing, and nothing is created for it.
 @Suite struct MissingCacheDirectoryTests {
-    @Test(arguments: [["gc"], ["gc", "--json"], ["status"], ["verify"], ["verify", "--repair"]])
+    @Test(arguments: [["gc"], ["gc", "--json"], ["status"], ["verify"], ["verify", "--repair"], ["ready"], ["ready", "some-id"], ["ls"], ["ls", "--json"]])
     func aCacheDirectoryThatDoesNotExistIsAUsageErrorAndNothingIsMade(_ command: [String]) async throws {
         let scratch = try Scratch()
         let typo = scratch.path("nonexistent/typo")

@@ -12,6 +12,9 @@ public struct Manifest: Sendable {
     /// Where a manifest from a URL came from this time (``RemoteManifest``);
     /// nil for a local file.
     public var origin: ManifestOrigin?
+    /// Which bytes these were and from where, for the readiness index; set by
+    /// whoever read them (``RemoteManifest``, the command line for a file).
+    public var indexed: IndexedManifest?
 
     public init(
         actions: [TriggeredAction], integrity: [AssetURL: [UInt8]] = [:], warnings: [String] = [],

@@ -88,8 +88,8 @@ enum ManifestReader {
         return read
     }
 
-    /// `data` null or absent is an empty object.
-    private static func condition(_ json: inout JSONReader) throws(JSONReadError) -> TriggerCondition? {
+    /// `data` null or absent is an empty object. The readiness index keeps conditions in this shape too.
+    static func condition(_ json: inout JSONReader) throws(JSONReadError) -> TriggerCondition? {
         guard try json.expectObject() else { return nil }
         var type: String?
         var data: [String: JSONValue]?

@@ -8,7 +8,8 @@ import Synchronization
 
 /// Runs one prefetch: every asset of the manifest's messages fetched concurrently
 /// (or, offline, looked up), validated and committed; then a verdict per message,
-/// eviction down to the budget, and the run remembered in `state.json`.
+/// eviction down to the budget, the run remembered in `state.json`, and the
+/// verdicts written to `readiness.json` for display apps.
 public final class Prefetcher: Sendable {
     public let store: CacheStore
     public let options: PrefetchOptions
@@ -35,7 +36,7 @@ public final class Prefetcher: Sendable {
     /// Fetches, validates and commits every asset the manifest's live messages
     /// prefetch, then decides each message's verdict. Asset failures are in the
     /// report, never thrown; only a cache that cannot be written at the end
-    /// (`state.json`) throws.
+    /// (`state.json`, `readiness.json`) throws.
     public func run(_ manifest: Manifest) async throws(StoreError) -> PrefetchReport {
         let started = ContinuousClock.now
         let now = options.now ?? Date().timeIntervalSince1970
@@ -132,6 +133,9 @@ public final class Prefetcher: Sendable {
         report.scrub = scrub
         report.manifestOrigin = manifest.origin
         report.garbageCollection = try remember(report, plan: plan)
+        // Last: after the eviction, so that it names only what stays.
+        try store.writeReadinessIndex(
+            ReadinessIndex(report: report, manifest: manifest, store: store, by: "run", at: Date().timeIntervalSince1970))
         return report
     }
 

@@ -1,3 +1,4 @@
+import Crypto
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -136,6 +137,9 @@ public enum RemoteManifest {
         }
         decoded.origin = ManifestOrigin(
             url: url.redacted, source: storedCopy == nil ? .fetched : .stored, fetchedAt: storedCopy?.ref.fetchedAt ?? now)
+        decoded.indexed = IndexedManifest(
+            url: url.redacted, sha256: CacheStore.hex(SHA256.hash(data: data)), signed: trustedKeys != nil,
+            source: storedCopy == nil ? .fetched : .stored, fetchedAt: decoded.origin?.fetchedAt)
         return decoded
     }
 

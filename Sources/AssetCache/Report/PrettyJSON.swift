@@ -9,9 +9,21 @@ package struct PrettyJSON {
     /// Per open container: whether it has no member yet.
     private var empty: [Bool] = []
     private var afterKey = false
+    /// Containers nested deeper than this are written on one line, without
+    /// spaces: the readiness index is one line per message (``init(flush:lineDepth:)``).
+    private let lineDepth: Int
 
     package init(flush: @escaping ([UInt8]) -> Void) {
         self.flush = flush
+        lineDepth = .max
+    }
+
+    /// Compact JSON but for a line break before each member of the outer
+    /// `lineDepth` containers, and no indentation: small, and still one line per
+    /// element of an array at that depth for `grep` and a reader of diffs.
+    package init(flush: @escaping ([UInt8]) -> Void, lineDepth: Int) {
+        self.flush = flush
+        self.lineDepth = lineDepth
     }
 
     package mutating func flushNow() {
@@ -41,7 +53,24 @@ package struct PrettyJSON {
         startMember()
         bytes.append(UInt8(ascii: "\""))
         bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-        bytes.append(contentsOf: [UInt8(ascii: "\""), 0x20, UInt8(ascii: ":"), 0x20])
+        separateKey()
+    }
+
+    /// A key that is not known in advance (the members of a value kept whole), escaped.
+    package mutating func key(text name: String) {
+        startMember()
+        afterKey = true
+        string(name)
+        bytes.removeLast()
+        separateKey()
+    }
+
+    private mutating func separateKey() {
+        if lineDepth == .max {
+            bytes.append(contentsOf: [UInt8(ascii: "\""), 0x20, UInt8(ascii: ":"), 0x20])
+        } else {
+            bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        }
         afterKey = true
     }
 
@@ -115,7 +144,7 @@ package struct PrettyJSON {
 
     private mutating func close(_ bracket: UInt8) {
         let wasEmpty = empty.removeLast()
-        if !wasEmpty { newline() }
+        if !wasEmpty && empty.count < lineDepth { newline() }
         bytes.append(bracket)
     }
 
@@ -129,7 +158,9 @@ package struct PrettyJSON {
     }
 
     private mutating func newline() {
+        guard empty.count <= lineDepth else { return }
         bytes.append(0x0A)
+        guard lineDepth == .max else { return }
         let indent = 2 * empty.count
         if indent <= Self.spaces.count {
             bytes.append(contentsOf: Self.spaces[..<indent])

@@ -29,6 +29,10 @@ package struct JSONKeyTable<Key: JSONObjectKey>: Sendable {
             return Entry(key: key, index: index, fingerprint: name.withUnsafeBufferPointer(JSONKey.fingerprint(of:)), name: name)
         }
         precondition(entries.count <= 64, "known keys are marked as seen in a UInt64")
+        // Two names of one length that share their first 7 bytes (computed_at,
+        // computed_by) share a fingerprint: no multiplier parts them, and the
+        // search below would never end.
+        precondition(Set(entries.map(\.fingerprint)).count == entries.count, "known keys must differ in length or in their first 7 bytes")
         // Odd multipliers from a fixed sequence, so every run builds the same table.
         var candidate: UInt64 = 0x9E37_79B9_7F4A_7C15
         while true {

@@ -1,0 +1,109 @@
+import ArgumentParser
+import AssetCache
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct Ready: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ready",
+        abstract: "Whether messages are ready and which files to show, from the cache's readiness index: no network, no writes.",
+        discussion: """
+            Exit 0 when every MESSAGE_ID named is ready (or none is named), 1 when one of them is not, \
+            2 when one is not in the index, when there is no index yet, or when --cache-dir does not exist.
+            """)
+
+    @Argument(help: ArgumentHelp("Messages to answer for; every message of the index when none is given.", valueName: "message-id"))
+    var ids: [String] = []
+
+    @OptionGroup var common: CommonOptions
+
+    @Flag(help: "Print the index's objects of those messages, a JSON array, on stdout.")
+    var json = false
+
+    func run() throws {
+        var status = ExitStatus.ok
+        do throws(CommandFailure) {
+            let store = try common.openReader()
+            // Only what is printed is kept: the messages named, and triggers for --json.
+            guard let index = try common.readIndex(from: store, only: ids.isEmpty ? nil : Set(ids), triggers: json) else {
+                throw CommandFailure(
+                    message: "no readiness index in \(common.cacheDirectory) yet: run `prefetch run MANIFEST` first", status: ExitStatus.usage)
+            }
+            let (chosen, unknown) = select(index.messages)
+            if json {
+                writeJSON(chosen.map { index.messages[$0] })
+            } else if !common.quiet {
+                writeText(chosen.map { index.messages[$0] })
+            }
+            if !unknown.isEmpty {
+                let names = unknown.map { "'\($0)'" }.joined(separator: ", ")
+                throw CommandFailure(
+                    message: "not in the readiness index: \(names); it lists the messages of \(Self.source(of: index))", status: ExitStatus.usage)
+            }
+            if !ids.isEmpty, chosen.contains(where: { index.messages[$0].status != .ready }) {
+                status = ExitStatus.someDiscarded
+            }
+        } catch {
+            throw error.report()
+        }
+        if status != ExitStatus.ok { throw ExitCode(status) }
+    }
+
+    /// The positions of the messages asked for, in the order asked (every one
+    /// when none is named), and the ids the index does not have.
+    private func select(_ messages: [ReadinessIndex.Message]) -> (chosen: [Int], unknown: [String]) {
+        guard !ids.isEmpty else { return (Array(messages.indices), []) }
+        var position: [String: Int] = [:]
+        position.reserveCapacity(messages.count)
+        for index in messages.indices { position[messages[index].id] = index }
+        var chosen: [Int] = []
+        var unknown: [String] = []
+        for id in ids {
+            if let found = position[id] { chosen.append(found) } else { unknown.append(id) }
+        }
+        return (chosen, unknown)
+    }
+
+    /// The manifest the index was computed from, for the error naming an unknown id.
+    static func source(of index: ReadinessIndex) -> String {
+        guard let manifest = index.manifest else { return "the last run" }
+        return manifest.url ?? manifest.path ?? "the manifest read from stdin"
+    }
+
+    /// One line per message, tab-separated: the id, the status, then for a
+    /// ready message the files to show (a ZIP's index.html, else its tree),
+    /// for a discarded one the reason and what was wrong. Everything from the
+    /// index is escaped: it is read from the cache directory.
+    private func writeText(_ messages: [ReadinessIndex.Message]) {
+        var text = ""
+        for message in messages {
+            text += TerminalText.safe(message.id) + "\t" + message.status.rawValue
+            switch message.status {
+            case .ready:
+                for asset in message.assets {
+                    if let shown = asset.entry ?? asset.path { text += "\t" + TerminalText.safe(shown) }
+                }
+            case .discarded:
+                if let reason = message.reason { text += "\t" + TerminalText.safe(reason) }
+                if let detail = message.detail { text += "\t" + TerminalText.safe(detail) }
+            case .deferred, .expired:
+                break
+            }
+            text += "\n"
+            if text.utf8.count >= 64 * 1024 {
+                Console.standardOutput.write(text.utf8)
+                text = ""
+            }
+        }
+        Console.standardOutput.write(text.utf8)
+    }
+
+    /// The messages' objects as the index holds them, in a JSON array.
+    private func writeJSON(_ messages: [ReadinessIndex.Message]) {
+        var writer = PrettyJSON { Console.standardOutput.write($0) }
+        writer.array(messages) { json, message in message.write(to: &json) }
+        writer.flushNow()
+        Console.standardOutput.write([0x0A])
+    }
+}
