@@ -160,6 +160,48 @@ import Testing
         #expect(!setup.exists(setup.leasePath(sha)), "the lease file goes last, with what it leased")
     }
 
+    /// Issue 28's Done-when, as an integrator meets it: a display app that is
+    /// not Swift (docs/examples/display.py) reads only readiness.json, takes
+    /// the leases it names and opens the files it names. `gc --budget 0` and a
+    /// run whose manifest drops the message leave them byte-identical; once the
+    /// app is killed with SIGKILL, the next gc removes them.
+    @Test func aDisplayAppThatReadsOnlyTheIndexKeepsWhatItShowsUntilItIsKilled() async throws {
+        let setup = try await Setup.make()
+        let (zip, _) = try await setup.runShown()
+        let sha = try #require(zip.sha256)
+        let tree = try #require(zip.path)
+        let before = snapshot(tree)
+        #expect(before["index.html"] != nil)
+
+        let app = try RunningCommand(
+            executable: try SystemTool.location(of: "python3"),
+            [StandIn.examples.appendingPathComponent("display.py").path, setup.cache, "bundle"], watchingStandardOutput: true)
+        #expect(await app.stdoutContains("\(tree)/index.html"), "it shows the entry the index names")
+
+        // The run first: once its manifest no longer needs the bundle, only
+        // the lease keeps it from the run's eviction and from gc.
+        let run = try await setup.prefetch(["run", setup.later, "--json", "--budget", "0"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try JSONDecoder().decode(RunReport.self, from: run.stdout).eviction?.kept_leased == 1)
+        let gc = try await setup.prefetch(["gc", "--budget", "0", "--json"])
+        #expect(gc.status == 0, "\(gc.stderr)")
+        #expect(try JSONDecoder().decode(Collection.self, from: gc.stdout).kept_leased == 1)
+        #expect(snapshot(tree) == before)
+
+        app.signal(SIGKILL)
+        #expect(await app.wait().status == 128 + SIGKILL)
+        let after = try await setup.prefetch(["gc", "--json"])
+        #expect(after.status == 0, "\(after.stderr)")
+        #expect(try JSONDecoder().decode(Collection.self, from: after.stdout).removed_trees == 1)
+        #expect(!setup.exists(tree))
+        #expect(!setup.exists(setup.objectPath(sha)))
+
+        // A message the index does not call ready is not shown.
+        let notReady = try await CommandRunner.run(
+            try SystemTool.location(of: "python3"), [StandIn.examples.appendingPathComponent("display.py").path, setup.cache, "bundle"])
+        #expect(notReady.status == 1, "\(notReady.stderr)")
+    }
+
     @Test func verifyRepairLeavesALeasedDamagedObjectInPlaceAndSaysSoAndRemovesItOnceReleased() async throws {
         let setup = try await Setup.make()
         let (zip, sheet) = try await setup.runShown()

@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+"""A display app that knows nothing of prefetch but its readiness index.
+
+    python3 display.py CACHE_DIR MESSAGE_ID
+
+Reads CACHE_DIR/readiness.json, and if MESSAGE_ID is ready: takes the lease of
+each of its assets, opens what it would show (an image's file, a bundle's
+index.html), prints "showing" and each path, and shows them until it is
+killed. Exits 1 when the message is not ready, 3 when a file went away before
+its lease was taken (read the index again). The leases end with the process,
+however it ends: nothing is left behind."""
+import fcntl
+import json
+import os
+import signal
+import sys
+
+cache, wanted = sys.argv[1], sys.argv[2]
+with open(os.path.join(cache, "readiness.json"), "rb") as index:
+    messages = {message["id"]: message for message in json.load(index)["messages"]}
+message = messages.get(wanted)
+if message is None or message["status"] != "ready":
+    print(f"{wanted}: not ready", file=sys.stderr)
+    sys.exit(1)
+
+held, shown = [], []
+for asset in message["assets"]:
+    try:
+        # The lease first (read access is enough), then the files.
+        lease = os.open(asset["lease"], os.O_RDONLY | os.O_NOFOLLOW)
+        fcntl.flock(lease, fcntl.LOCK_SH)
+        if os.fstat(lease).st_nlink == 0:  # unlinked by a writer while we waited
+            raise FileNotFoundError(f"{asset['lease']} was removed")
+        path = asset.get("entry") or asset["path"]
+        held += [lease, os.open(path, os.O_RDONLY)]
+        shown.append(path)
+    except OSError as error:
+        print(f"{error}; read readiness.json again", file=sys.stderr)
+        sys.exit(3)
+print("showing", *shown, sep="\n", flush=True)
+while True:
+    signal.pause()
