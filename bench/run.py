@@ -32,12 +32,12 @@ H  `prefetch run --limit-rate 200K` of 2 MiB in 8 assets from fixture-server: bo
    end, both from the server's --log, against the limit for the whole run
 I J  peak RSS over 10,000 and 100,000 assets, and a slow host's hold on a run:
    run once, after the rounds (bench/bounds.py)
+K  fsync, fdatasync and syncfs calls of a cold run (strace -f -c), and D0: D
+   without its checks (curl download only)
 L  over an emulated LTE-like and 3G-like link (bench/linkem.py in front of
    nginx): a cold run against curl --parallel, the session-start message's
    ready time, bytes through the link, 5 s and 30 s outages, a byte budget:
    run once, after the rounds, with rounds of its own (bench/link.py)
-K  fsync, fdatasync and syncfs calls of a cold run (strace -f -c), and D0: D
-   without its checks (curl download only)
 
 Every run writes into a new directory, and none is deleted within a minute of a
 measured run (bench/scratch.py: ext4 without a journal slows file creation after
