@@ -36,6 +36,10 @@ I J  peak RSS over 10,000 and 100,000 assets, and a slow host's hold on a run:
    run once, after the rounds (bench/bounds.py)
 K  fsync, fdatasync and syncfs calls of a cold run (strace -f -c), and D0: D
    without its checks (curl download only)
+L  over an emulated LTE-like and 3G-like link (bench/linkem.py in front of
+   nginx): a cold run against curl --parallel, the session-start message's
+   ready time, bytes through the link, 5 s and 30 s outages, a byte budget:
+   run once, after the rounds, with rounds of its own (bench/link.py)
 
 Every run writes into a new directory, and none is deleted within a minute of a
 measured run (bench/scratch.py: ext4 without a journal slows file creation after
@@ -52,6 +56,7 @@ import subprocess
 import sys
 
 import bounds
+import link
 import mechanisms
 import mixes
 import tls
@@ -229,6 +234,16 @@ def download_only(bench, lists):
     bench.add("D0", r.seconds)
 
 
+def print_rows(add_rows, bench):
+    """One section's rows alone (--only-bounds, --only-link), printed only."""
+    rows = []
+    add_rows({k: median(v) for k, v in bench.samples.items()}, row_adder(rows))
+    rendered, missed = render(rows)
+    print(rendered)
+    print(("Missed: " + "; ".join(r[0] for r in missed)) if missed else "Every target met.")
+    print("Raw samples: " + json.dumps({k: [round(v, 4) for v in vs] for k, vs in bench.samples.items()}))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bin", required=True, help="the folder holding the release build of prefetch")
@@ -237,6 +252,8 @@ def main():
     parser.add_argument("--no-big", action="store_true", help="skip the 1 GiB run of G")
     parser.add_argument("--no-bounds", action="store_true", help="skip I and J (memory over 100,000 assets, slow host)")
     parser.add_argument("--only-bounds", action="store_true", help="run I and J alone and print their rows; BENCHMARKS.md is left alone")
+    parser.add_argument("--no-link", action="store_true", help="skip L (the emulated LTE and 3G links, ~3 minutes)")
+    parser.add_argument("--only-link", action="store_true", help="run L alone and print its rows; BENCHMARKS.md is left alone")
     parser.add_argument("--no-write", action="store_true", help="print the table only; leave BENCHMARKS.md alone")
     parser.add_argument("--scratch-gib", type=int, default=6,
                         help="the runs' files kept until they exceed this, then deleted between rounds, with a pause (bench/scratch.py)")
@@ -251,16 +268,19 @@ def main():
     if args.only_bounds:
         bench = Bench(args)
         bounds.run(bench, Nginx, log)
-        rows = []
-        bounds.rows({k: median(v) for k, v in bench.samples.items()}, bench.notes, row_adder(rows), mib)
-        rendered, missed = render(rows)
-        print(rendered)
-        print(("Missed: " + "; ".join(r[0] for r in missed)) if missed else "Every target met.")
+        print_rows(lambda s, row: bounds.rows(s, bench.notes, row, mib), bench)
         return
     corpus = os.path.join(args.work, "corpus")
-    subprocess.run([sys.executable, os.path.join(BENCH, "corpus.py"), "--out", corpus] + ([] if args.no_big else ["--big"]), check=True)
+    big = not (args.no_big or args.only_link)
+    subprocess.run([sys.executable, os.path.join(BENCH, "corpus.py"), "--out", corpus] + (["--big"] if big else []), check=True)
     with open(os.path.join(corpus, "assets.json")) as f:
         assets = json.load(f)["assets"]
+    if args.only_link:
+        bench = Bench(args, assets)
+        link.run(bench, Nginx, assets, os.path.join(corpus, "www"), log)
+        bench.scratch.clear()
+        print_rows(lambda s, row: link.rows(s, bench.notes, row), bench)
+        return
 
     bench = Bench(args, assets)
     bench_plan = mechanisms.build()
@@ -312,6 +332,8 @@ def main():
         nginx.stop()
     if not args.no_bounds:
         bounds.run(bench, Nginx, log)
+    if not args.no_link:
+        link.run(bench, Nginx, assets, www, log)
     bench.scratch.clear()
 
     rendered, missed = table(bench, args.rounds)

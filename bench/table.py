@@ -8,6 +8,7 @@ import statistics
 import subprocess
 
 import bounds
+import link
 import mechanisms
 import mixes
 import tls
@@ -137,6 +138,7 @@ def table(bench, rounds):
     mixes.rows(s, bench.notes, row)
     mechanisms.rows(s, row)
     bounds.rows(s, bench.notes, row, mib)
+    link.rows(s, bench.notes, row)
     return render(rows)
 
 

@@ -1,0 +1,315 @@
+"""Rows L of `make bench` (issue 29): a device's link, emulated by bench/linkem.py
+between the tools and nginx, on an LTE-like link (20 Mbit/s down, 5 up, 60 ms
+one way) and a 3G-like one (2 and 0.5 Mbit/s, 300 ms). Each link carries its
+own corpus: the first assets of bench/corpus.py's session of at most 320 KiB
+(60 assets, ~4.6 MB, on LTE; the first 25 of those, ~1.6 MB, on 3G), one
+message per asset, the last at session start. For each link, in one run:
+
+- `curl --parallel --parallel-max 8` downloading those files (bench/baseline.sh
+  --download-only) and a cold `prefetch run` of their manifest, alternating, and
+  a cold run of the session-start message alone: ROUNDS of each, medians.
+  Rows: all ready / curl (wall clock, spawn to exit); the session-start
+  message's `ready_ms` in the full run / alone; bytes through the link (linkem's
+  counters, both directions: response headers and requests included) / the
+  corpus's bytes.
+- a cold run with an outage of 5 s, and one of 30 s, started at 0.4 x curl's
+  median time on that link (`outage` on linkem's control port: every connection
+  reset, new ones refused): every message ready in that same run? bytes / corpus;
+  time / (curl + outage), whose target is curl + outage + 3 s. When a run ends
+  with messages not ready, the note says what a second run (the same cache, link
+  up) then moved. Bytes and time count as met only when the run made every
+  message ready: an incomplete run moves fewer bytes by not finishing.
+- a cold run with `--max-download-bytes` at 40% of the corpus: bytes from the
+  server (headers included) against the budget + the largest asset (one
+  transfer in flight). A build without the option prints "not available in
+  this build".
+
+Run alone with `python3 bench/run.py --bin DIR --only-link` (~3 minutes); the
+numbers measure whatever binary DIR holds, pass or miss.
+"""
+
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+import linkem
+from harness import BENCH, measure, message, write_json
+
+MAX_ASSET = 320 * 1024
+ROUNDS = 3
+OUTAGES = (5, 30)
+OUTAGE_AT = 0.4
+OUTAGE_SLACK = 3.0
+BUDGET_SHARE = 0.4
+
+
+class Profile:
+    def __init__(self, name, down, up, delay, assets):
+        self.name, self.down, self.up, self.delay, self.assets = name, down, up, delay, assets
+
+    def describe(self):
+        return f"{self.down}/{self.up} {self.delay}"
+
+
+LINKS = (
+    Profile("LTE", "20mbit", "5mbit", "60ms", 60),
+    Profile("3G", "2mbit", "0.5mbit", "300ms", 25),
+)
+
+
+class Emulator:
+    """bench/linkem.py as a process in front of nginx."""
+
+    def __init__(self, profile, upstream_port):
+        self.process = subprocess.Popen(
+            [sys.executable, os.path.join(BENCH, "linkem.py"), "--upstream", f"127.0.0.1:{upstream_port}",
+             "--down", profile.down, "--up", profile.up, "--delay", profile.delay],
+            stdout=subprocess.PIPE, text=True)
+        line = self.process.stdout.readline()
+        if not line:
+            raise SystemExit("bench: linkem.py did not start")
+        ports = json.loads(line)
+        self.port = ports["listen"]
+        self.control = linkem.Client(ports["control"])
+
+    def url(self):
+        return f"http://127.0.0.1:{self.port}"
+
+    def wait_up(self, until):
+        """After an outage: the listening socket is back (linkem reopens it when
+        the outage's time is over)."""
+        time.sleep(max(0.0, until - time.monotonic()))
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise SystemExit("bench: linkem did not come back after its outage")
+                time.sleep(0.1)
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(10)
+
+
+def corpus(assets, count):
+    return [a for a in assets if a["bytes"] <= MAX_ASSET][:count]
+
+
+def write_inputs(folder, chosen, base):
+    """The full manifest (the last message at session start), that message
+    alone, and curl's list."""
+    os.makedirs(folder, exist_ok=True)
+    last = len(chosen) - 1
+    triggers = [message(f"l{i:03d}", a, base, urgent=(i == last), index=i) for i, a in enumerate(chosen)]
+    lists = os.path.join(folder, "lists")
+    os.makedirs(lists, exist_ok=True)
+    with open(os.path.join(lists, "curl.cfg"), "w") as f:
+        for a in chosen:
+            f.write(f'url = "{base}/{a["path"]}"\noutput = "{a["path"]}"\n')
+    return {
+        "full": write_json(os.path.join(folder, "full.json"), {"triggers": triggers}),
+        "alone": write_json(os.path.join(folder, "alone.json"), {"triggers": [triggers[last]]}),
+        "lists": lists,
+        "opener": triggers[last]["id"],
+    }
+
+
+class Run:
+    def __init__(self, seconds, status, report, stderr, link_bytes):
+        self.seconds, self.status, self.report, self.stderr = seconds, status, report, stderr
+        self.down, self.up = link_bytes["down_bytes"], link_bytes["up_bytes"]
+
+    def ready(self):
+        return self.report["totals"]["ready"] if self.report else 0
+
+    def ready_ms(self, id):
+        """Seconds; NaN when the message is not ready (the report has no ready_ms then): a missed row."""
+        value = next(m.get("ready_ms") for m in self.report["messages"] if m["id"] == id)
+        return float("nan") if value is None else value / 1000
+
+
+def run_prefetch(bench, emulator, argv, cache, during=None):
+    """One `prefetch … --json` through the link: wall time, exit status, report,
+    stderr and the link's byte counts. `during` starts beside the process."""
+    os.sync()
+    emulator.control.reset_stats()
+    started = time.perf_counter()
+    child = subprocess.Popen([bench.bin] + argv + ["--cache-dir", cache, "--json"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if during:
+        during()
+    out, err = child.communicate()
+    seconds = time.perf_counter() - started
+    try:
+        report = json.loads(out)
+    except ValueError:
+        report = None
+    return Run(seconds, child.returncode, report, err.decode(errors="replace"), emulator.control.stats())
+
+
+def checked(run, what):
+    if run.report is None:
+        raise SystemExit(f"bench: {what} exited {run.status} without a report: {run.stderr.strip()[-1000:]}")
+    return run
+
+
+def run_link(bench, profile, nginx, assets, log):
+    chosen = corpus(assets, profile.assets)
+    total = sum(a["bytes"] for a in chosen)
+    key = f"L_{profile.name}_"
+    emulator = Emulator(profile, nginx.port)
+    try:
+        inputs = write_inputs(os.path.join(bench.work, "link", profile.name), chosen, emulator.url())
+        bench.notes[key + "corpus"] = (len(chosen), total, max(a["bytes"] for a in chosen))
+        log(f"bench: L {profile.name} ({profile.describe()}): {len(chosen)} assets, {total / 1e6:.2f} MB, "
+            f"{ROUNDS} rounds of curl, a cold run and the session-start message alone")
+
+        def curl():
+            emulator.control.reset_stats()
+            r = measure(["bash", os.path.join(BENCH, "baseline.sh"), "curl", inputs["lists"],
+                         bench.scratch.new(f"link-{profile.name}-curl"), "--download-only"])
+            if r.status != 0:
+                raise SystemExit(f"bench: curl over the {profile.name} link exited {r.status}")
+            stats = emulator.control.stats()
+            bench.add(key + "curl", r.seconds)
+            bench.add(key + "curl_bytes", stats["down_bytes"] + stats["up_bytes"])
+
+        def full():
+            r = checked(run_prefetch(bench, emulator, ["run", inputs["full"]], bench.scratch.new(f"link-{profile.name}")),
+                        "a cold run")
+            bench.add(key + "all", r.seconds)
+            bench.add(key + "ready", r.ready())
+            bench.add(key + "bytes", r.down + r.up)
+            bench.add(key + "down", r.down)
+            bench.add(key + "F", r.ready_ms(inputs["opener"]))
+
+        def alone():
+            r = checked(run_prefetch(bench, emulator, ["run", inputs["alone"]],
+                                     bench.scratch.new(f"link-{profile.name}-alone")), "the session-start message alone")
+            bench.add(key + "F_alone", r.ready_ms(inputs["opener"]))
+
+        jobs = [curl, full, alone]
+        for number in range(ROUNDS):
+            for job in jobs[number % 3:] + jobs[:number % 3]:
+                job()
+        expected = statistics.median(bench.samples[key + "curl"])
+        for seconds in OUTAGES:
+            outage_run(bench, emulator, profile, inputs["full"], seconds, expected, len(chosen), log)
+        budget_run(bench, emulator, profile, inputs["full"], total, log)
+    finally:
+        emulator.stop()
+
+
+def outage_run(bench, emulator, profile, manifest, seconds, expected, count, log):
+    key = f"L_{profile.name}_out{seconds}_"
+    at = OUTAGE_AT * expected
+    log(f"bench: L {profile.name}: a cold run with a {seconds} s outage at {at:.1f} s")
+    fired = []
+
+    def drop():
+        fired.append(time.monotonic())
+        emulator.control.outage(seconds)
+
+    timer = threading.Timer(at, drop)
+    cache = bench.scratch.new(f"link-{profile.name}-outage{seconds}")
+    r = checked(run_prefetch(bench, emulator, ["run", manifest], cache, during=timer.start), f"the run with a {seconds} s outage")
+    timer.cancel()
+    if fired:
+        emulator.wait_up(fired[0] + seconds)
+    bench.add(key + "time", r.seconds)
+    bench.add(key + "ready", r.ready())
+    bench.add(key + "bytes", r.down + r.up)
+    notes = [f"exit {r.status}, {r.seconds:.1f} s" + ("" if fired else ", ended before the outage")]
+    if r.ready() < count:
+        errors = {}
+        for asset in r.report["assets"]:
+            if asset.get("error"):
+                kind = asset["error"].get("kind", "?")
+                errors[kind] = errors.get(kind, 0) + 1
+        if errors:
+            notes.append("errors: " + ", ".join(f"{n} {k}" for k, n in sorted(errors.items())))
+        again = checked(run_prefetch(bench, emulator, ["run", manifest], cache), "the run after an outage")
+        notes.append(f"a second run (link up) made {again.ready()} of {count} ready, "
+                     f"{(r.down + r.up + again.down + again.up) / bench.notes[f'L_{profile.name}_corpus'][1]:.3f}x "
+                     f"the corpus over both runs")
+    bench.notes[key] = "; ".join(notes)
+
+
+def budget_run(bench, emulator, profile, manifest, total, log):
+    key = f"L_{profile.name}_budget"
+    budget = int(total * BUDGET_SHARE)
+    log(f"bench: L {profile.name}: a cold run with --max-download-bytes {budget}")
+    r = run_prefetch(bench, emulator, ["run", manifest, "--max-download-bytes", str(budget)],
+                     bench.scratch.new(f"link-{profile.name}-budget"))
+    if r.report is None and r.status == 2 and "max-download-bytes" in r.stderr and "unknown option" in r.stderr.lower():
+        bench.notes[key] = "not available in this build"
+        return
+    checked(r, "the run with --max-download-bytes")
+    bench.add(key, r.down)
+    t = r.report["totals"]
+    bench.notes[key] = (budget, f"exit {r.status}; {t['ready']} ready, {t.get('deferred', 0)} deferred, "
+                                f"{t.get('downloaded_bytes', 0)} body bytes by the report")
+
+
+def run(bench, nginx_class, assets, www, log):
+    nginx = nginx_class(os.path.join(bench.work, "link"), www)
+    try:
+        for profile in LINKS:
+            run_link(bench, profile, nginx, assets, log)
+    finally:
+        nginx.stop()
+
+
+def rows(s, notes, row):
+    """The table's rows L, from the samples `run` added."""
+    for profile in LINKS:
+        key = f"L_{profile.name}_"
+        if key + "all" not in s:
+            continue
+        count, total, largest = notes[key + "corpus"]
+        name = f"L  {profile.name} ({profile.describe()})"
+        ratio = s[key + "all"] / s[key + "curl"]
+        row(f"{name}: all ready / curl", f"{ratio:.2f}", "<= 1.05", ratio <= 1.05 and s[key + "ready"] >= count,
+            f"{count} assets, {total / 1e6:.2f} MB: prefetch {s[key + 'all']:.2f} s ({s[key + 'ready']:.0f} ready), "
+            f"curl --parallel-max 8 {s[key + 'curl']:.2f} s")
+        ratio = s[key + "F"] / s[key + "F_alone"]
+        row(f"{name}: session-start ready, full / alone", f"{ratio:.2f}", "<= 1.1", ratio <= 1.1,
+            f"ready_ms {s[key + 'F'] * 1000:.0f} in the full run, {s[key + 'F_alone'] * 1000:.0f} alone")
+        ratio = s[key + "bytes"] / total
+        row(f"{name}: bytes through the link / corpus", f"{ratio:.3f}", "<= 1.01", ratio <= 1.01,
+            f"down + up (headers, requests); down only {s[key + 'down'] / total:.3f}, curl's down + up "
+            f"{s[key + 'curl_bytes'] / total:.3f}")
+        for seconds in OUTAGES:
+            out = f"{key}out{seconds}_"
+            if out + "time" not in s:
+                continue
+            all_ready = s[out + "ready"] >= count
+            row(f"{name}: {seconds} s outage at 40%: all ready in the run",
+                f"{'yes' if all_ready else 'no'} ({s[out + 'ready']:.0f} of {count})", "yes", all_ready, notes.get(out, ""))
+            ratio = s[out + "bytes"] / total
+            row(f"{name}: {seconds} s outage: bytes / corpus", f"{ratio:.3f}", "<= 1.02", all_ready and ratio <= 1.02,
+                "" if all_ready else "not every message ready: the bytes of an unfinished run")
+            base = s[key + "curl"] + seconds
+            ratio = s[out + "time"] / base
+            limit = (base + OUTAGE_SLACK) / base
+            row(f"{name}: {seconds} s outage: time / (curl + outage)", f"{ratio:.2f}",
+                f"<= {limit:.2f} (+{OUTAGE_SLACK:.0f} s)", all_ready and ratio <= limit,
+                f"{s[out + 'time']:.1f} s against {s[key + 'curl']:.1f} + {seconds} s"
+                + ("" if all_ready else "; not every message ready"))
+        budget_note = notes.get(key + "budget")
+        what = f"{name}: --max-download-bytes {BUDGET_SHARE:.0%} of the corpus: bytes down"
+        if isinstance(budget_note, tuple):
+            budget, note = budget_note
+            moved = s[key + "budget"]
+            row(what, f"{moved / 1e6:.2f} MB", f"<= {(budget + largest) / 1e6:.2f} MB", moved <= budget + largest,
+                f"budget {budget / 1e6:.2f} MB + the largest asset {largest / 1e3:.0f} kB (one transfer in flight); {note}")
+        elif budget_note:
+            row(what, budget_note, "<= budget + largest asset", note="the binary has no --max-download-bytes")

@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""A self-check of bench/linkem.py, the link under rows L (bench/link.py):
+
+    python3 bench/linkem_check.py
+
+Starts linkem as a process in front of a small TCP server of its own and checks
+what rows L rely on: the rate of a shared link (two connections at once get the
+link's rate between them, not each), the one-way delay (a request and its answer
+take two of them), the byte counters, and an outage (an open connection is
+reset, a new one refused, and one accepted again afterwards). About 5 seconds;
+not part of `make test` (it measures time).
+"""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import linkem
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+RATE = 4_000_000  # bit/s: 500,000 bytes a second
+DELAY = 0.1
+SIZE = 500_000
+
+
+def server():
+    """Answers every line it reads with SIZE bytes ("big") or one byte."""
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def answer(conn):
+        # The outage check resets connections: a reset ends the answering quietly.
+        try:
+            with conn, conn.makefile("rb") as lines:
+                for line in lines:
+                    conn.sendall(b"x" * SIZE if line.strip() == b"big" else b".")
+        except OSError:
+            pass
+
+    def accept():
+        while True:
+            conn, _ = listener.accept()
+            threading.Thread(target=answer, args=(conn,), daemon=True).start()
+
+    threading.Thread(target=accept, daemon=True).start()
+    return listener.getsockname()[1]
+
+
+def fetch(port, request, size):
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        sock.sendall(request + b"\n")
+        received = 0
+        while received < size:
+            data = sock.recv(65536)
+            if not data:
+                raise AssertionError(f"connection closed after {received} of {size} bytes")
+            received += len(data)
+
+
+def timed(action):
+    started = time.monotonic()
+    action()
+    return time.monotonic() - started
+
+
+def check(what, ok, detail):
+    print(f"{'ok ' if ok else 'FAIL'} {what}: {detail}")
+    return ok
+
+
+def main():
+    upstream = server()
+    process = subprocess.Popen([sys.executable, os.path.join(BENCH, "linkem.py"), "--upstream", f"127.0.0.1:{upstream}",
+                                "--down", str(RATE), "--up", str(RATE), "--delay", f"{DELAY}s"],
+                               stdout=subprocess.PIPE, text=True)
+    try:
+        ports = json.loads(process.stdout.readline())
+        port, control = ports["listen"], linkem.Client(ports["control"])
+        results = []
+
+        rtt = timed(lambda: fetch(port, b"small", 1))
+        # Connect (no delay: the proxy accepts locally) then the request and the answer.
+        results.append(check("one-way delay", 2 * DELAY <= rtt <= 2 * DELAY + 0.15,
+                             f"a request and its answer took {rtt * 1000:.0f} ms, 2 x {DELAY * 1000:.0f} ms expected"))
+
+        control.reset_stats()
+        pair = [threading.Thread(target=fetch, args=(port, b"big", SIZE)) for _ in range(2)]
+        seconds = timed(lambda: [t.start() for t in pair] + [t.join() for t in pair])
+        expected = 2 * SIZE / (RATE / 8) + 2 * DELAY
+        results.append(check("shared rate", 0.9 * expected <= seconds <= 1.2 * expected,
+                             f"two connections moved 2 x {SIZE} bytes in {seconds:.2f} s, {expected:.2f} s expected "
+                             f"({RATE / 1e6:.0f} Mbit/s for both)"))
+        stats = control.stats()
+        results.append(check("byte counters", stats["down_bytes"] == 2 * SIZE and stats["up_bytes"] == 8
+                             and stats["connections"] == 2, json.dumps(stats)))
+
+        with socket.create_connection(("127.0.0.1", port)) as sock:
+            sock.sendall(b"small\n")
+            sock.recv(1)
+            control.outage(1.0)
+            try:
+                sock.settimeout(2)
+                reset = sock.recv(1) == b"" and "closed"
+            except ConnectionResetError:
+                reset = "reset"
+            except OSError as error:
+                reset = str(error)
+        results.append(check("outage resets an open connection", reset == "reset", f"the open connection was {reset}"))
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            refused = "accepted"
+        except ConnectionRefusedError:
+            refused = "refused"
+        results.append(check("outage refuses a new connection", refused == "refused", f"a new connection was {refused}"))
+        time.sleep(1.2)
+        back = timed(lambda: fetch(port, b"small", 1))
+        results.append(check("link back after the outage", back < 2 * DELAY + 0.15, f"a request took {back * 1000:.0f} ms"))
+        results.append(check("outage counted", control.stats()["outages"] == 1, json.dumps(control.stats())))
+    finally:
+        process.terminate()
+        process.wait(10)
+    if not all(results):
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
