@@ -17,8 +17,9 @@ A' B'  the same pair from a server that adds `Cache-Control: no-cache`, so B'
    revalidates every asset (600 conditional GETs, 304s)
 C  `prefetch plan --json` over 1,000 and 10,000 messages reusing the 600 cached assets;
    `prefetch plan` (text) of the 10,000 beside Python's json.load of the same file
-R  `prefetch ready` (every message, and one) of the readiness index that an
-   offline run of C's 10,000 messages leaves, beside `cat` of that file
+R  `prefetch ready MESSAGE_ID` (the display app's query; target <= 20 ms) and
+   `prefetch ready` (every message) of the readiness index that an offline run
+   of C's 10,000 messages leaves, beside `cat` of that file
 D  curl --parallel --parallel-max 8, then pngcheck, djpeg, giftext -p, dwebp and
    unzip (bench/baseline.sh)
 E  aria2c -j 8, then the same checks

@@ -101,8 +101,11 @@ def table(bench, rounds):
     row("C  plan --json, 10,000 messages", ms(s["C10000"]), "<= 120 ms", s["C10000"] <= 0.120)
     row("C  plan (text report), 10,000 messages", ms(s["C10000_text"]), "<= 120 ms", s["C10000_text"] <= 0.120)
     row("C  python3 json.load of that file", ms(s["C10000_python"]), note="interpreter start included")
-    row("R  ready, 10,000 messages (text)", ms(s["R_ready"]), "<= 20 ms", s["R_ready"] <= 0.020,
-        f"one message: {ms(s['R_one'])}; the index is {bench.notes.get('R bytes', 0) / 1048576:.1f} MiB")
+    # The target is the display app's question, "is message X ready and what do
+    # I show" (issue 28); listing all 10,000 is a person's command, shown beside it.
+    row("R  ready MESSAGE_ID, 10,000-message index", ms(s["R_one"]), "<= 20 ms", s["R_one"] <= 0.020,
+        f"the index is {bench.notes.get('R bytes', 0) / 1048576:.1f} MiB")
+    row("R  ready, all 10,000 messages (text)", ms(s["R_ready"]))
     row("R  cat of that index", ms(s["R_cat"]))
     row("D  curl --parallel-max 8 + image checkers + unzip", ms(s["D"]))
     row("E  aria2c -j 8 + image checkers + unzip", ms(s["E"]))
