@@ -51,6 +51,32 @@ struct Run: AsyncParsableCommand {
     @Flag(help: "Readiness from the cache alone: no network.")
     var offline = false
 
+    @Option(help: ArgumentHelp(
+        "Download at most this many body bytes in the run (K, M, G suffixes); what does not fit is deferred to a later run.",
+        discussion: "Session-start and push-click messages' assets claim it first, then by priority. An asset is not fetched when the size its cached copy had, or its response's Content-Length, exceeds what is left; one without either stops at the limit, its partial download kept for the next run. Its message is deferred, reason byte_budget. Cached fresh assets cost nothing, a 304 only its headers (not counted).",
+        valueName: "size"))
+    var maxDownloadBytes: ByteSize?
+
+    @Option(help: ArgumentHelp(
+        "Whether the link is billed by the byte: yes, no, or auto (NetworkManager's Metered, else 'metered' of the configuration file).",
+        discussion: "On a metered link only session-start and push-click messages' assets, and assets of at most --metered-max-asset-bytes, are fetched; the other messages are deferred, reason metered.",
+        valueName: "yes|no|auto"))
+    var metered = MeteredChoice.auto
+
+    @Option(help: ArgumentHelp("On a metered link, the largest other asset fetched (K, M, G suffixes).", valueName: "size"))
+    var meteredMaxAssetBytes = ByteSize(bytes: Self.defaultMeteredMaxAssetBytes)
+
+    /// A banner or a slide-up's icon (tens of KiB) fits; a full-screen photo,
+    /// a video poster or an HTML message's ZIP (hundreds of KiB and up) waits
+    /// for an unmetered link. 256 KiB is also a few seconds of a 3G link.
+    static let defaultMeteredMaxAssetBytes: Int64 = 256 << 10
+
+    /// The configuration file's `metered`: what --metered auto falls back to
+    /// where NetworkManager cannot say (ConfigKey maps the key here, so that
+    /// a command line's --metered does not hide it).
+    @Option(name: .customLong("metered-config"), help: .hidden)
+    var meteredConfig: MeteredChoice?
+
     @Option(help: ArgumentHelp("Wait up to this many seconds for another run's lock instead of exiting 75.", valueName: "seconds"))
     var wait = Seconds(0)
 
@@ -187,6 +213,10 @@ struct Run: AsyncParsableCommand {
             options.scrub = ScrubPolicy(minimumBytes: scrubBytes.bytes, percent: scrubPercent)
             options.urgentHeadStart = CheckedNumber.duration(seconds: headStart.value)
             options.offline = offline
+            options.maxDownloadBytes = maxDownloadBytes?.bytes
+            if !offline {
+                options.meteredLink = metered.link(configured: meteredConfig, maxAssetBytes: meteredMaxAssetBytes.bytes, logger: common.logger)
+            }
             options.logger = common.logger
             let progress = ProgressLine.start(quiet: common.quiet, json: output.json)
             options.progress = progress?.callback

@@ -26,6 +26,7 @@ import Testing
             "--audience": "ManifestFreshnessTests", "--require-integrity": "DowngradeAndSecretsTests",
             "--allow-keylog": "DowngradeAndSecretsTests",
             "--scrub-bytes": "ScrubTests", "--scrub-percent": "ScrubTests", "--head-start": "HeadStartTests",
+            "--max-download-bytes": "ByteBudgetTests", "--metered": "MeteredTests", "--metered-max-asset-bytes": "MeteredTests",
         ],
         "plan": [
             "--trusted-key": "SignedManifestTests", "--audience": "ManifestFreshnessTests",
