@@ -77,6 +77,12 @@ struct Run: AsyncParsableCommand {
     @Option(name: .customLong("metered-config"), help: .hidden)
     var meteredConfig: MeteredChoice?
 
+    @Option(help: ArgumentHelp(
+        "Wait a random 0 to this many seconds before the first request, so that devices started by the same cron line spread out; skipped with --offline.",
+        discussion: "Counted inside --max-run-time; SIGINT and SIGTERM end the wait at once.",
+        valueName: "seconds"))
+    var jitter = Seconds(0)
+
     @Option(help: ArgumentHelp("Wait up to this many seconds for another run's lock instead of exiting 75.", valueName: "seconds"))
     var wait = Seconds(0)
 
@@ -146,8 +152,13 @@ struct Run: AsyncParsableCommand {
         if let limitRate, limitRate.bytes < 1 { throw ValidationError("--limit-rate must be at least 1 byte per second") }
         if let problem = headers.lazy.compactMap(\.problem).first { throw ValidationError(problem) }
         if let metricsFile { try MetricsFile.check(metricsFile) }
+        // --offline ignores --jitter, so a jitter set for every run does not refuse it.
+        if !offline, maxRunTime.value > 0, jitter.value >= maxRunTime.value {
+            throw ValidationError("--jitter \(jitter) must be shorter than --max-run-time \(maxRunTime), which counts it")
+        }
         for (flag, seconds) in [
             ("--connect-timeout", connectTimeout), ("--stall-timeout", stallTimeout), ("--max-time", maxTime), ("--head-start", headStart),
+            ("--jitter", jitter),
         ] {
             guard (0...86_400).contains(seconds.value) else {
                 throw ValidationError("\(flag) must be a number of seconds from 0 to 86400")
@@ -181,6 +192,10 @@ struct Run: AsyncParsableCommand {
                 throw CommandFailure(
                     message: "no manifest: give a path, '-' or a URL, or set 'manifest = URL' in \(Configuration.systemFile)",
                     status: ExitStatus.usage, hint: "see 'prefetch run --help'")
+            }
+            if !offline, jitter.value > 0, let signal = await Jitter.wait(upTo: jitter.value, logger: common.logger) {
+                common.logger.warning("interrupted by \(signal == SIGINT ? "SIGINT" : "SIGTERM") during the --jitter wait; nothing was fetched")
+                throw ExitCode(128 + signal)
             }
             let source = ManifestSource(argument: argument)
             let trustedKeys = try trust.load()

@@ -59,6 +59,7 @@ struct ConfigKey: Sendable {
         // NetworkManager runs, its answer wins over the file's.
         ConfigKey(name: "metered", commands: ["run"], flag: "metered-config"),
         ConfigKey(name: "metered-max-asset-bytes", commands: ["run"]),
+        ConfigKey(name: "jitter", commands: ["run"]),
     ]
 
     func applies(to subcommand: String) -> Bool { commands?.contains(subcommand) ?? true }
