@@ -5,7 +5,8 @@
     scripts/schema-check.py --validate SCHEMA FILE   one saved output, e.g. report out.json
 
 `make test` runs it after `swift test`. With the fixture server on loopback and
-throwaway caches it makes: the demo's report; a run and a plan of the manifest
+throwaway caches it makes: the demo's report, and its runs under a byte budget and on a metered
+link; a run and a plan of the manifest
 that uses one URL as two kinds (one entry per kind); runs of a manifest with one
 message per fault route, so that every outcome and every error kind the routes
 can cause appears; `plan`, `ready`, `ls`, `status`, `verify`, `gc` and
@@ -365,6 +366,14 @@ def main():
         report("demo run", "run", demo_path, "--cache-dir", demo_cache)
         report("demo plan", "plan", demo_path, "--cache-dir", demo_cache)
         check_index(schemas, demo_cache, "demo run")
+        # The download limits: a budget of one byte, and a metered link on which
+        # nothing over a byte is fetched but session-start messages' assets,
+        # defer what they can (byte_budget, metered), in the report and the index.
+        for what, flags in [("byte budget", ["--max-download-bytes", "1"]),
+                            ("metered", ["--metered", "yes", "--metered-max-asset-bytes", "1"])]:
+            limited_cache = os.path.join(work, what.replace(" ", "-") + "-cache")
+            report(f"demo run, {what}", "run", demo_path, *flags, "--cache-dir", limited_cache)
+            check_index(schemas, limited_cache, f"demo run, {what}")
         ready = tool.json("ready", "--cache-dir", demo_cache, "--json", statuses=(0,))
         if ready is not None and check("ready", schemas["ready"], ready, "ready --json"):
             print(f"ok: ready --json, {len(ready)} messages")

@@ -73,7 +73,8 @@ struct Ready: ParsableCommand {
 
     /// One line per message, tab-separated: the id, the status, then for a
     /// ready message the files to show (a ZIP's index.html, else its tree),
-    /// for a discarded one the reason and what was wrong. Everything from the
+    /// for a discarded one the reason and what was wrong, for a deferred one
+    /// the reason a run's limit gave (none for `prefetch: false`). Everything from the
     /// index is escaped: it is read from the cache directory.
     private func writeText(_ messages: [ReadinessIndex.Message]) {
         var text = ""
@@ -87,7 +88,10 @@ struct Ready: ParsableCommand {
             case .discarded:
                 if let reason = message.reason { text += "\t" + TerminalText.safe(reason) }
                 if let detail = message.detail { text += "\t" + TerminalText.safe(detail) }
-            case .deferred, .expired:
+            case .deferred:
+                // byte_budget or metered: a later run fetches it.
+                if let reason = message.reason { text += "\t" + TerminalText.safe(reason) }
+            case .expired:
                 break
             }
             text += "\n"

@@ -31,13 +31,14 @@ struct ReportPrinter {
         writeText(report) { Console.standardOutput.write($0.utf8) }
     }
 
-    /// The summary, then one line per discarded message (every message with
-    /// `--verbose`): status, id, reason, the failing URL and what went wrong.
+    /// The summary, then one line per discarded message and per message a
+    /// download limit deferred (every message with `--verbose`): status, id,
+    /// reason, the failing URL and what went wrong.
     /// Handed to `write` in pieces of about 64 KiB.
     func writeText(_ report: PrefetchReport, to write: (String) -> Void) {
         // By index: filtering the messages copied every one (its strings and arrays retained).
         let messages = report.messages
-        let shown = messages.indices.filter { options.verbose || messages[$0].verdict.status == .discarded }
+        let shown = messages.indices.filter { options.verbose || messages[$0].verdict.reason != nil }
         let idWidth = min(32, shown.map { TerminalText.safe(messages[$0].id).count }.max() ?? 0)
         var text = summary(report) + "\n"
         for index in shown {

@@ -51,6 +51,38 @@ struct Run: AsyncParsableCommand {
     @Flag(help: "Readiness from the cache alone: no network.")
     var offline = false
 
+    @Option(help: ArgumentHelp(
+        "Download at most this many body bytes in the run (K, M, G suffixes); what does not fit is deferred to a later run.",
+        discussion: "Session-start and push-click messages' assets claim it first, then by priority. An asset is not fetched when the size its cached copy had, or its response's Content-Length, exceeds what is left; one without either stops at the limit, its partial download kept for the next run. Its message is deferred, reason byte_budget. Cached fresh assets cost nothing, a 304 only its headers (not counted).",
+        valueName: "size"))
+    var maxDownloadBytes: ByteSize?
+
+    @Option(help: ArgumentHelp(
+        "Whether the link is billed by the byte: yes, no, or auto (NetworkManager's Metered, else 'metered' of the configuration file).",
+        discussion: "On a metered link only session-start and push-click messages' assets, and assets of at most --metered-max-asset-bytes, are fetched; the other messages are deferred, reason metered.",
+        valueName: "yes|no|auto"))
+    var metered = MeteredChoice.auto
+
+    @Option(help: ArgumentHelp("On a metered link, the largest other asset fetched (K, M, G suffixes).", valueName: "size"))
+    var meteredMaxAssetBytes = ByteSize(bytes: Self.defaultMeteredMaxAssetBytes)
+
+    /// A banner or a slide-up's icon (tens of KiB) fits; a full-screen photo,
+    /// a video poster or an HTML message's ZIP (hundreds of KiB and up) waits
+    /// for an unmetered link. 256 KiB is also a few seconds of a 3G link.
+    static let defaultMeteredMaxAssetBytes: Int64 = 256 << 10
+
+    /// The configuration file's `metered`: what --metered auto falls back to
+    /// where NetworkManager cannot say (ConfigKey maps the key here, so that
+    /// a command line's --metered does not hide it).
+    @Option(name: .customLong("metered-config"), help: .hidden)
+    var meteredConfig: MeteredChoice?
+
+    @Option(help: ArgumentHelp(
+        "Wait a random 0 to this many seconds before the first request, so that devices started by the same cron line spread out; skipped with --offline.",
+        discussion: "Counted inside --max-run-time; SIGINT and SIGTERM end the wait at once.",
+        valueName: "seconds"))
+    var jitter = Seconds(0)
+
     @Option(help: ArgumentHelp("Wait up to this many seconds for another run's lock instead of exiting 75.", valueName: "seconds"))
     var wait = Seconds(0)
 
@@ -120,8 +152,13 @@ struct Run: AsyncParsableCommand {
         if let limitRate, limitRate.bytes < 1 { throw ValidationError("--limit-rate must be at least 1 byte per second") }
         if let problem = headers.lazy.compactMap(\.problem).first { throw ValidationError(problem) }
         if let metricsFile { try MetricsFile.check(metricsFile) }
+        // --offline ignores --jitter, so a jitter set for every run does not refuse it.
+        if !offline, maxRunTime.value > 0, jitter.value >= maxRunTime.value {
+            throw ValidationError("--jitter \(jitter) must be shorter than --max-run-time \(maxRunTime), which counts it")
+        }
         for (flag, seconds) in [
             ("--connect-timeout", connectTimeout), ("--stall-timeout", stallTimeout), ("--max-time", maxTime), ("--head-start", headStart),
+            ("--jitter", jitter),
         ] {
             guard (0...86_400).contains(seconds.value) else {
                 throw ValidationError("\(flag) must be a number of seconds from 0 to 86400")
@@ -156,6 +193,10 @@ struct Run: AsyncParsableCommand {
                     message: "no manifest: give a path, '-' or a URL, or set 'manifest = URL' in \(Configuration.systemFile)",
                     status: ExitStatus.usage, hint: "see 'prefetch run --help'")
             }
+            if !offline, jitter.value > 0, let signal = await Jitter.wait(upTo: jitter.value, logger: common.logger) {
+                common.logger.warning("interrupted by \(signal == SIGINT ? "SIGINT" : "SIGTERM") during the --jitter wait; nothing was fetched")
+                throw ExitCode(128 + signal)
+            }
             let source = ManifestSource(argument: argument)
             let trustedKeys = try trust.load()
             let manifestHeaders = try HeaderArgument.expand(headers)
@@ -187,6 +228,10 @@ struct Run: AsyncParsableCommand {
             options.scrub = ScrubPolicy(minimumBytes: scrubBytes.bytes, percent: scrubPercent)
             options.urgentHeadStart = CheckedNumber.duration(seconds: headStart.value)
             options.offline = offline
+            options.maxDownloadBytes = maxDownloadBytes?.bytes
+            if !offline {
+                options.meteredLink = metered.link(configured: meteredConfig, maxAssetBytes: meteredMaxAssetBytes.bytes, logger: common.logger)
+            }
             options.logger = common.logger
             let progress = ProgressLine.start(quiet: common.quiet, json: output.json)
             options.progress = progress?.callback

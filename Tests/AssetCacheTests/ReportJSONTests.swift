@@ -43,6 +43,6 @@ import Testing
         #expect((written?["totals"] as? NSDictionary)?["connections"] as? Int == 3)
         #expect((written?["manifest"] as? NSDictionary)?["source"] as? String == "stored")
         #expect((written?["scrub"] as? NSDictionary)?["bytes_read"] as? Int == 4096)
-        #expect(String(decoding: report.prettyJSON(), as: UTF8.self).hasPrefix("{\n  \"version\" : \"1.2.0\",\n  \"cache_dir\" : \"/cache/dir\","))
+        #expect(String(decoding: report.prettyJSON(), as: UTF8.self).hasPrefix("{\n  \"version\" : \"1.3.0\",\n  \"cache_dir\" : \"/cache/dir\","))
     }
 }

@@ -24,7 +24,7 @@ import Testing
             #expect(sample.value == Double(messages.removeValue(forKey: key) ?? 0), "\(key)", sourceLocation: sourceLocation)
         }
         #expect(messages.isEmpty, "messages without a series: \(messages)", sourceLocation: sourceLocation)
-        let outcomes = ["downloaded", "revalidated", "fresh", "cached", "stale", "failed", "skipped"]
+        let outcomes = ["downloaded", "revalidated", "fresh", "cached", "stale", "failed", "skipped", "deferred"]
         #expect(metrics.series("prefetch_assets").count == outcomes.count, sourceLocation: sourceLocation)
         for outcome in outcomes {
             let count = report.assets.count { $0.outcome == outcome }

@@ -26,6 +26,8 @@ import Testing
             "--audience": "ManifestFreshnessTests", "--require-integrity": "DowngradeAndSecretsTests",
             "--allow-keylog": "DowngradeAndSecretsTests",
             "--scrub-bytes": "ScrubTests", "--scrub-percent": "ScrubTests", "--head-start": "HeadStartTests",
+            "--max-download-bytes": "ByteBudgetTests", "--metered": "MeteredTests", "--metered-max-asset-bytes": "MeteredTests",
+            "--jitter": "JitterTests",
         ],
         "plan": [
             "--trusted-key": "SignedManifestTests", "--audience": "ManifestFreshnessTests",

@@ -23,9 +23,14 @@ struct AssetPipeline: Sendable {
     let started: ContinuousClock.Instant
     let now: Double
     let observer: TransferObserver
+    /// `--max-download-bytes`, and the plan order in which assets claim it.
+    var budget: ByteBudget?
+    var admission: AdmissionOrder?
+    var meteredLink: MeteredLink?
 
-    /// One record per kind of `item`, in its kinds' order.
-    func process(_ item: AssetPlan.Item) async -> [AssetRecord] {
+    /// One record per kind of `item`, in its kinds' order. `position` is the
+    /// item's in the plan: under a byte budget, assets claim it in that order.
+    func process(_ item: AssetPlan.Item, position: Int) async -> [AssetRecord] {
         var cached = CachedCopy(store: store, url: item.url)
         if let copy = cached, let pin = committer.integrity[item.url] {
             if let failure = copy.integrityFailure(pin: pin, url: item.url) {
@@ -58,6 +63,17 @@ struct AssetPipeline: Sendable {
             return records(item, .fresh, revalidating)
         }
 
+        var allowance = downloadAllowance(for: item, position: position)
+        if allowance != nil {
+            await admission?.waitForTurn(position)
+            // The size the ref remembers (a revalidation may bring a new body of
+            // about that size); else the response head or the body will tell.
+            if let reason = allowance?.admit(bytes: cached?.ref.bytes) {
+                admission?.settle(position)
+                return deferred(item, reason, cached: cached, attempts: 0)
+            }
+        }
+
         let download = store.temporaryFile("download")
         // A cached copy is revalidated whole; only a download from scratch resumes a partial.
         let resume = revalidating == nil ? store.takePartial(for: item.url, into: download) : nil
@@ -66,6 +82,7 @@ struct AssetPipeline: Sendable {
             url: item.url.string, location: download, priority: item.priority,
             headers: revalidating?.conditionalHeaders ?? [], resume: resume)
         request.observer = observer
+        request.allowance = allowance
         let result = await engine.fetch(request)
 
         if let revalidating, result.status == 304 {
@@ -92,6 +109,7 @@ struct AssetPipeline: Sendable {
             } else {
                 download.directory.unlink(download.name)
             }
+            if let reason = result.deferral { return deferred(item, reason, cached: cached, attempts: result.attempts) }
             return failed(item, failure, result: result, cached: cached)
         }
         let checked = await validation.run { [committer] in committer.validate(item, download: download, result: result) }
@@ -133,6 +151,27 @@ struct AssetPipeline: Sendable {
             }
         }
         return item.failed(failure, attempts: result.attempts, finishedMs: elapsedMs())
+    }
+
+    /// What a download limit allows this asset: nil when none applies to it.
+    private func downloadAllowance(for item: AssetPlan.Item, position: Int) -> DownloadAllowance? {
+        let cap = meteredLink.flatMap { $0.isMetered && !item.isUrgent ? $0.maxAssetBytes : nil }
+        guard budget != nil || cap != nil else { return nil }
+        var headKnown: (@Sendable () -> Void)?
+        if let admission { headKnown = { admission.settle(position) } }
+        return DownloadAllowance(budget: budget, maxAssetBytes: cap, headKnown: headKnown)
+    }
+
+    /// Left for a later run by `reason`: a cached copy stays in use as it is,
+    /// unasked (`cached`), for the kinds it serves; the others are `deferred`.
+    private func deferred(_ item: AssetPlan.Item, _ reason: DiscardReason, cached: CachedCopy?, attempts: Int) -> [AssetRecord] {
+        guard let cached else {
+            return item.kinds.map { AssetRecord.deferred(item.url, $0, reason, attempts: attempts, finishedMs: elapsedMs()) }
+        }
+        store.touchRef(for: item.url)
+        return records(item, .cached, cached, attempts: attempts).map { record in
+            record.path == nil ? AssetRecord.deferred(item.url, record.kind, reason, attempts: attempts, finishedMs: record.finishedMs) : record
+        }
     }
 
     /// `outcome` for every kind the copy serves. A kind it does not serve (its

@@ -1,6 +1,6 @@
 /// How one asset fared in a run (docs/report.md). Raw values are the report's `outcome`.
 public enum AssetOutcome: String, Sendable, Codable, CaseIterable {
-    case downloaded, revalidated, fresh, cached, stale, failed, skipped
+    case downloaded, revalidated, fresh, cached, stale, failed, skipped, deferred
 }
 
 /// One asset URL's result in a run as one kind: the row of the report's `assets`
@@ -15,13 +15,20 @@ public struct AssetRecord: Sendable, Equatable {
     public var path: String?
     public var attempts: Int
     public var failure: AssetFailure?
+    /// Why the run left the asset for a later one (`deferred` outcome).
+    public var deferral: DiscardReason?
     /// Milliseconds from the start of the run until this asset was usable or failed.
     public var finishedMs: Int
 
     public var state: AssetState {
         if let path { return .available(path: path) }
         if let failure { return .failed(failure) }
+        if let deferral { return .deferred(deferral) }
         return .skipped
+    }
+
+    static func deferred(_ url: AssetURL, _ kind: AssetKind, _ reason: DiscardReason, attempts: Int, finishedMs: Int) -> AssetRecord {
+        AssetRecord(url: url, kind: kind, outcome: .deferred, attempts: attempts, deferral: reason, finishedMs: finishedMs)
     }
 
     static func failed(_ url: AssetURL, _ kind: AssetKind, _ failure: AssetFailure, attempts: Int, finishedMs: Int) -> AssetRecord {

@@ -42,6 +42,11 @@ public struct PrefetchOptions: Sendable {
     public var now: Double?
     /// `--offline`: readiness from the cache alone, no network.
     public var offline = false
+    /// `--max-download-bytes`: body bytes the run may download, claimed in plan
+    /// order; what does not fit is deferred to a later run. nil: no limit.
+    public var maxDownloadBytes: Int64?
+    /// `--metered`: what is known of the link; nil fetches as on an unmetered one.
+    public var meteredLink: MeteredLink?
     /// Bytes of objects and trees to keep; nil uses the budget remembered in the cache.
     public var budget: Int64?
     /// How much of the cache the run re-reads before it starts, so that bytes

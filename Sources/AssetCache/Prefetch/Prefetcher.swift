@@ -68,9 +68,12 @@ public final class Prefetcher: Sendable {
             urgent: plan.fetch.count(where: \.isUrgent), inProgress: options.pipelineWindow, batchLimit: options.commitBatchLimit,
             method: options.flushMethod, observer: options.durabilityObserver)
         let observer = TransferObserver(logger: logger)
+        // No limits offline: nothing is downloaded.
+        let budget = engine == nil ? nil : options.maxDownloadBytes.map(ByteBudget.init(limit:))
         let pipeline = AssetPipeline(
             store: store, engine: engine, validation: validation, commits: commits,
-            committer: committer, started: started, now: now, observer: observer)
+            committer: committer, started: started, now: now, observer: observer,
+            budget: budget, admission: budget.map { _ in AdmissionOrder() }, meteredLink: engine == nil ? nil : options.meteredLink)
         let progress = options.progress.map {
             ProgressReporter(total: plan.fetchedRecords, observer: observer, started: started, callback: $0)
         }
@@ -103,10 +106,13 @@ public final class Prefetcher: Sendable {
                 group.addTask {
                     if let engineFailure {
                         await commits.leave(isUrgent: item.isUrgent)
+                        pipeline.admission?.settle(index)
                         return (position, item.failed(engineFailure, attempts: 0, finishedMs: pipeline.elapsedMs()))
                     }
                     if !item.isUrgent { await headStart.wait() }
-                    let itemRecords = await pipeline.process(item)
+                    let itemRecords = await pipeline.process(item, position: index)
+                    // However it ended: the next asset may claim the budget.
+                    pipeline.admission?.settle(index)
                     if item.isUrgent { headStart.urgentFinished() }
                     await commits.leave(isUrgent: item.isUrgent)
                     return (position, itemRecords)
@@ -130,6 +136,8 @@ public final class Prefetcher: Sendable {
             durationMs: pipeline.elapsedMs())
         report.downloadedBytes = observer.receivedBytes
         report.connections = engine?.connectionsOpened ?? 0
+        report.byteBudget = budget.map { PrefetchReport.ByteBudgetUse(maxDownloadBytes: $0.limit) }
+        report.meteredLink = pipeline.meteredLink
         report.scrub = scrub
         report.manifestOrigin = manifest.origin
         report.garbageCollection = try remember(report, plan: plan)

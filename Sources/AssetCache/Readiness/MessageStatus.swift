@@ -3,7 +3,8 @@ public enum MessageStatus: String, Sendable, Codable {
     case ready, discarded, deferred, expired
 }
 
-/// Why a message is not shown. Raw values are the report's `reason` strings.
+/// Why a message is not shown: why it is discarded, or why this run deferred
+/// it to a later one. Raw values are the report's `reason` strings.
 public enum DiscardReason: String, Sendable, Codable, CaseIterable {
     case unsupportedMessageType = "unsupported_message_type"
     case fullWithoutImage = "full_without_image"
@@ -14,6 +15,12 @@ public enum DiscardReason: String, Sendable, Codable, CaseIterable {
     case manifestExpired = "manifest_expired"
     /// `--require-integrity`: an asset of the message has no `integrity` pin.
     case integrityMissing = "integrity_missing"
+    // Deferred, not discarded: the run's own limits left an asset for a later run.
+    /// `--max-download-bytes`: the asset did not fit in what was left of the run's byte budget.
+    case byteBudget = "byte_budget"
+    /// `--metered`: the link is metered, and the asset is neither a session-start
+    /// or push-click one nor under `--metered-max-asset-bytes`.
+    case metered
     // Decided by the delivery engine at display time.
     case displayTimeout = "display_timeout"
     case orientationMismatch = "orientation_mismatch"
@@ -27,6 +34,8 @@ public enum AssetState: Sendable, Equatable {
     /// Deliberately not prefetched (`prefetch: false`, `cache=false`).
     case skipped
     case failed(AssetFailure)
+    /// Left for a later run by this run's limits (`byte_budget`, `metered`).
+    case deferred(DiscardReason)
 }
 
 public struct MessageVerdict: Sendable, Equatable {

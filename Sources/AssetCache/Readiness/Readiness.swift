@@ -3,7 +3,8 @@
 /// time all decide the same way.
 public enum Readiness {
     /// The checks, in the order docs/report.md gives: unsupported type, expired,
-    /// held back (an expired manifest, a missing pin), structurally unshowable, deferred, asset failures, ready.
+    /// held back (an expired manifest, a missing pin), structurally unshowable, deferred, asset failures,
+    /// deferred by the run's limits (byte budget, metered link), ready.
     /// `state` says what is known of a URL used as a kind: the same URL may be an
     /// image to one message and a ZIP to another, and each is judged by the
     /// checks of the kind it uses.
@@ -31,6 +32,7 @@ public enum Readiness {
         var local: [MessageVerdict.LocalAsset] = []
         var deferred = false
         var failure: (url: AssetURL, failure: AssetFailure)?
+        var limited: DiscardReason?
         message.forEachAsset { url, kind in
             if !action.prefetch || url.forbidsCaching {
                 deferred = true
@@ -41,6 +43,8 @@ public enum Readiness {
                 local.append(.init(url: url, kind: kind, path: path))
             case .skipped?:
                 deferred = true
+            case .deferred(let reason)?:
+                if limited == nil { limited = reason }
             case .failed(let assetFailure)?:
                 if failure == nil { failure = (url, assetFailure) }
             case nil:
@@ -52,6 +56,9 @@ public enum Readiness {
             let reason: DiscardReason = failure.failure.kind.isInvalidContent ? .assetInvalid : .assetDownloadFailed
             return .discarded(reason, detail: failure.failure.description, url: failure.url)
         }
+        // After failures: a message that cannot be shown for one asset is not
+        // waiting on another's later run.
+        if let limited { return MessageVerdict(status: .deferred, reason: limited, assets: []) }
         return MessageVerdict(status: .ready, assets: local)
     }
 }

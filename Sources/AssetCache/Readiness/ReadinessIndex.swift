@@ -8,7 +8,7 @@ public struct ReadinessIndex: Sendable, Equatable {
     /// The file's name in the cache directory.
     public static let fileName = "readiness.json"
     /// The format's version, as the report's: `1.x.y` keeps every key's meaning.
-    public static let formatVersion = "1.0.0"
+    public static let formatVersion = "1.1.0"
 
     /// Seconds since 1970.
     public var computedAt: Double

@@ -70,6 +70,7 @@ extension PrefetchReport {
                 json.key("eviction")
                 json.object { json in eviction.writeRemovals(to: &json) }
             }
+            writeLimits(to: &json)
         }
     }
 }
@@ -104,6 +105,7 @@ extension AssetRecord {
             if let bytes { json.key("bytes"); json.integer(bytes) }
             if let path { json.key("path"); json.string(path) }
             json.key("attempts"); json.integer(attempts)
+            if let deferral { json.key("reason"); json.string(deferral.rawValue) }
             json.key("error")
             if let failure {
                 json.object { json in

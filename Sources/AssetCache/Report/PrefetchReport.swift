@@ -1,7 +1,7 @@
 /// The result of a run, encoded as the JSON report of docs/report.md.
 public struct PrefetchReport: Sendable, Encodable {
     /// The report format's version, bumped when keys change meaning.
-    public static let formatVersion = "1.2.0"
+    public static let formatVersion = "1.3.0"
 
     public var cacheDirectory: String
     public var durationMs: Int
@@ -19,6 +19,10 @@ public struct PrefetchReport: Sendable, Encodable {
     /// Connections opened for the assets' requests; fewer than requests when
     /// keep-alive or HTTP/2 let them share.
     public var connections = 0
+    /// `--max-download-bytes`; nil without one, and offline.
+    public var byteBudget: ByteBudgetUse?
+    /// What the run knew of its link (`--metered`); nil offline and for `plan`.
+    public var meteredLink: MeteredLink?
 
     /// Verdicts for every message, in manifest order, from what the run found:
     /// `fetched` holds the records of `plan.fetch`, in its order (an item's kinds
@@ -95,7 +99,7 @@ public struct PrefetchReport: Sendable, Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case version, messages, assets, totals, scrub
+        case version, messages, assets, totals, scrub, budget, metered
         case garbageCollection = "eviction"
         case manifestOrigin = "manifest"
         case cacheDirectory = "cache_dir"
@@ -113,6 +117,8 @@ public struct PrefetchReport: Sendable, Encodable {
         try container.encodeIfPresent(manifestOrigin, forKey: .manifestOrigin)
         try container.encodeIfPresent(scrub, forKey: .scrub)
         try container.encodeIfPresent(garbageCollection, forKey: .garbageCollection)
+        try container.encodeIfPresent(budgetBody, forKey: .budget)
+        try container.encodeIfPresent(meteredBody, forKey: .metered)
     }
 }
 
@@ -203,7 +209,7 @@ public struct MessageReport: Sendable, Encodable {
 
 extension AssetRecord: Encodable {
     enum CodingKeys: String, CodingKey {
-        case url, kind, outcome, sha256, bytes, path, attempts, error
+        case url, kind, outcome, sha256, bytes, path, attempts, reason, error
     }
 
     private struct ErrorBody: Encodable {
@@ -220,6 +226,7 @@ extension AssetRecord: Encodable {
         try container.encodeIfPresent(bytes, forKey: .bytes)
         try container.encodeIfPresent(path, forKey: .path)
         try container.encode(attempts, forKey: .attempts)
+        try container.encodeIfPresent(deferral, forKey: .reason)
         if let failure {
             try container.encode(ErrorBody(kind: failure.kind, message: failure.message), forKey: .error)
         } else {

@@ -18,10 +18,12 @@ public enum RunMetrics {
     public static let scrubReadBytes = "prefetch_scrub_read_bytes_total"
     public static let scrubChecked = "prefetch_scrub_checked_total"
     public static let scrubDamaged = "prefetch_scrub_damaged_total"
+    public static let metered = "prefetch_metered_link"
+    public static let maxDownloadBytes = "prefetch_max_download_bytes"
 
     /// The help text of each metric recorded here, for backends that print one.
     public static let help: [String: String] = [
-        messages: "Messages of the last run by status and, for discarded ones, reason.",
+        messages: "Messages of the last run by status and, for discarded ones and those deferred by a download limit, reason.",
         assets: "Assets of the last run by outcome.",
         assetErrors: "Assets of the last run whose last attempt failed, by error kind (failed and stale outcomes).",
         downloadedBytes: "Body bytes downloaded for assets.",
@@ -33,12 +35,17 @@ public enum RunMetrics {
         scrubReadBytes: "Bytes the scrub re-read from the cache to check them.",
         scrubChecked: "Objects and unpacked trees the scrub re-read, by what.",
         scrubDamaged: "Objects and unpacked trees the scrub found damaged (and removed, to fetch again).",
+        metered: "1 when the last run's link was metered (--metered), else 0.",
+        maxDownloadBytes: "The last run's --max-download-bytes.",
     ]
 
     /// Discard reasons a run can decide; the display-time ones belong to the delivery engine.
     static let runReasons: [DiscardReason] = [
         .unsupportedMessageType, .fullWithoutImage, .imageOnlyModalWithoutImage, .assetDownloadFailed, .assetInvalid,
     ]
+
+    /// Why a run defers a message to a later one, besides `prefetch: false` (no reason).
+    static let deferReasons: [DiscardReason] = [.byteBudget, .metered]
 
     /// Every label value a run can produce is recorded, zeros included, so that
     /// a series never vanishes from one run to the next.
@@ -48,6 +55,7 @@ public enum RunMetrics {
         var messageCounts: [MessageKey: Int] = [:]
         for status in [MessageStatus.ready, .deferred, .expired] { messageCounts[MessageKey(status: status, reason: "")] = 0 }
         for reason in runReasons { messageCounts[MessageKey(status: .discarded, reason: reason.rawValue)] = 0 }
+        for reason in deferReasons { messageCounts[MessageKey(status: .deferred, reason: reason.rawValue)] = 0 }
         for message in report.messages {
             messageCounts[MessageKey(status: message.verdict.status, reason: message.verdict.reason?.rawValue ?? ""), default: 0] += 1
         }
@@ -73,6 +81,12 @@ public enum RunMetrics {
             Counter(label: scrubChecked, dimensions: dimensions + [("what", "object")], factory: factory).increment(by: scrub.objects)
             Counter(label: scrubChecked, dimensions: dimensions + [("what", "tree")], factory: factory).increment(by: scrub.trees)
             Counter(label: scrubDamaged, dimensions: dimensions, factory: factory).increment(by: scrub.damaged.count)
+        }
+        if let link = report.meteredLink {
+            Gauge(label: metered, dimensions: dimensions, factory: factory).record(link.isMetered ? 1 : 0)
+        }
+        if let budget = report.byteBudget {
+            Gauge(label: maxDownloadBytes, dimensions: dimensions, factory: factory).record(budget.maxDownloadBytes)
         }
         if let collection = report.garbageCollection {
             recordCache(bytes: collection.bytesAfter, budget: collection.budget, dimensions: dimensions, factory: factory)

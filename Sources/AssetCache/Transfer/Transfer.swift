@@ -45,6 +45,12 @@ final class Transfer: TransferQueueItem {
     private var callbackFailure: AssetFailure?
     private var status = 0
     private var effectiveURL: String
+    /// The run's byte budget and the metered cap, as far as this transfer goes.
+    private var allowance: DownloadAllowance?
+    /// Body bytes of every attempt, error pages included: what the budget is charged.
+    private var moved: Int64 = 0
+    /// Set when the allowance stopped the transfer: the asset waits for a later run.
+    private(set) var deferral: DiscardReason?
 
     // Resuming. `range` is what the next request asks for; `fileValidator`
     // names the representation whose bytes are in the file.
@@ -68,6 +74,7 @@ final class Transfer: TransferQueueItem {
         self.maxAssetSize = maxAssetSize
         hostKey = Self.hostKey(of: submission.request.url)
         effectiveURL = submission.request.url
+        allowance = submission.request.allowance
         if let resume = submission.request.resume,
            Self.canResume(resume, at: submission.request.location, maxAssetSize: maxAssetSize) {
             range = resume
@@ -170,7 +177,9 @@ final class Transfer: TransferQueueItem {
         set(ccurl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context))
         set(ccurl_easy_setopt_header_callback(easy) { buffer, size, count, context in
             let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
+            let wasComplete = transfer.head.isComplete
             transfer.head.consume(line: UnsafeRawBufferPointer(start: buffer, count: size * count))
+            if !wasComplete, transfer.head.isComplete, transfer.head.isSuccess, !transfer.admitBody() { return 0 }
             return size * count
         })
         set(ccurl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context))
@@ -283,6 +292,10 @@ final class Transfer: TransferQueueItem {
         guard !isFinished else { return }
         isFinished = true
         sink.closeFile()
+        if let allowance {
+            allowance.budget?.giveBack(allowance.held - moved)
+            allowance.headKnown?()
+        }
         let notModified = failure == nil && status == 304
         var resumable: TransferRequest.Resume?
         if failure != nil, keepsPartial, sink.bytes > 0, sink.bytes < maxAssetSize, let fileValidator {
@@ -298,7 +311,8 @@ final class Transfer: TransferQueueItem {
             attempts: attempts,
             failure: failure,
             resumedFrom: notModified ? nil : resumedFrom,
-            resumable: resumable
+            resumable: resumable,
+            deferral: deferral
         )
         continuation.resume(returning: result)
     }
@@ -313,6 +327,7 @@ final class Transfer: TransferQueueItem {
         charge(buffer.count)
         let received = Int64(buffer.count)
         request.observer?.received(buffer.count)
+        if !chargeAllowance(received) { return 0 }
         guard head.isSuccess else {
             discardedBytes += received
             if discardedBytes > maxAssetSize {
@@ -327,6 +342,10 @@ final class Transfer: TransferQueueItem {
         // The cap counts the whole file, a resumed prefix included.
         if sink.bytes + received > maxAssetSize {
             callbackFailure = AttemptFailure.tooLarge(url: request.url, limit: maxAssetSize)
+            return 0
+        }
+        if let cap = allowance?.maxAssetBytes, sink.bytes + received > cap {
+            _ = postpone(.metered, "its body passed \(cap) bytes")
             return 0
         }
         if let failure = sink.append(buffer) {
@@ -373,6 +392,50 @@ final class Transfer: TransferQueueItem {
         resumedFrom = nil
         fileValidator = Self.strongValidator(of: head.headers)
         return true
+    }
+
+    // MARK: allowance
+
+    /// On a 2xx head: whether the body its Content-Length announces fits the
+    /// metered cap and the run's budget, taking its bytes from the budget if so.
+    /// Without a Content-Length the bytes are counted as they arrive.
+    private func admitBody() -> Bool {
+        allowance?.headKnown?()
+        guard let allowance, let field = head.headers["content-length"],
+              let length = Int64(ResponseHead.trimmed(field)), length >= 0 else { return true }
+        // A 206 continues the file: the asset is the prefix and the rest.
+        let assetBytes = (head.status == 206 ? range?.offset ?? 0 : 0) + length
+        if let cap = allowance.maxAssetBytes, assetBytes > cap {
+            return postpone(.metered, "its Content-Length is \(assetBytes) bytes")
+        }
+        guard let budget = allowance.budget else { return true }
+        let more = moved + length - allowance.held
+        guard more > 0 else { return true }
+        guard budget.take(more) else {
+            return postpone(.byteBudget, "its Content-Length is \(length) bytes and \(max(0, budget.left + allowance.held - moved)) are left")
+        }
+        self.allowance?.held += more
+        return true
+    }
+
+    /// Every body byte is charged to the budget; past what the transfer holds,
+    /// it must take more, and stops when there is none. The bytes in hand have
+    /// crossed the network all the same: they are counted.
+    private func chargeAllowance(_ received: Int64) -> Bool {
+        moved += received
+        guard let budget = allowance?.budget, let held = allowance?.held, moved > held else { return true }
+        allowance?.held = moved
+        if budget.take(moved - held) { return true }
+        budget.force(moved - held)
+        return postpone(.byteBudget, "the run's \(budget.limit) bytes are spent")
+    }
+
+    /// Stops the request; the asset is deferred to a later run, its partial body kept.
+    private func postpone(_ reason: DiscardReason, _ why: String) -> Bool {
+        deferral = reason
+        let limit = reason == .metered ? "--metered-max-asset-bytes on a metered link" : "--max-download-bytes"
+        callbackFailure = AssetFailure(.network, "\(request.url) left for a later run by \(limit): \(why)")
+        return false
     }
 
     private func releaseHandle() {

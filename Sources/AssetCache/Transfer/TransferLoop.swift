@@ -235,7 +235,8 @@ final class TransferLoop {
             attemptsMade: transfer.attempts - transfer.restarts
         ) {
         case .giveUp(let final):
-            transfer.finish(failure: final, keepsPartial: failure.isTransient)
+            // A deferred asset is fetched by a later run: from where it stopped.
+            transfer.finish(failure: final, keepsPartial: failure.isTransient || transfer.deferral != nil)
         case .retry(let seconds):
             transfer.request.observer?.willRetry(transfer.request.url, after: failure.failure, attempt: transfer.attempts, in: seconds)
             transfer.prepareRetry()

@@ -24,6 +24,8 @@ package struct TransferRequest: Sendable {
     package var followsRedirects = true
     /// Bytes this body may have, below the engine's limit (a signature's few).
     package var maxSize: Int64?
+    /// The run's byte budget and metered cap for this asset; nil for neither.
+    package var allowance: DownloadAllowance?
 
     package init(url: String, destination: String, priority: Int = 0, headers: [String] = [], resume: Resume? = nil) {
         self.init(url: url, location: FileLocation(path: destination), priority: priority, headers: headers, resume: resume)

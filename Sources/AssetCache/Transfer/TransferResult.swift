@@ -33,11 +33,14 @@ package struct TransferResult: Sendable {
     /// destination and URL) to fetch only the rest. nil on success, and when
     /// there is nothing to resume or no strong validator to resume it with.
     package var resumable: TransferRequest.Resume?
+    /// Set when the request's ``DownloadAllowance`` stopped it (with `failure`):
+    /// the asset is left for a later run, for this reason.
+    package var deferral: DiscardReason?
 
     package init(
         url: String, effectiveURL: String, status: Int, bytes: Int64, sha256: String,
         headers: ResponseHeaders, attempts: Int, failure: AssetFailure?,
-        resumedFrom: Int64? = nil, resumable: TransferRequest.Resume? = nil
+        resumedFrom: Int64? = nil, resumable: TransferRequest.Resume? = nil, deferral: DiscardReason? = nil
     ) {
         self.url = url
         self.effectiveURL = effectiveURL
@@ -49,5 +52,6 @@ package struct TransferResult: Sendable {
         self.failure = failure
         self.resumedFrom = resumedFrom
         self.resumable = resumable
+        self.deferral = deferral
     }
 }

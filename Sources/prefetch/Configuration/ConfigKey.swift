@@ -23,6 +23,9 @@ struct ConfigKey: Sendable {
     /// there: not of a manifest or a channel's name (and `--audience` alone,
     /// without the keys that come later, would be refused).
     var isParsed = true
+    /// The long flag the key gives, when not its own name.
+    var flag: String?
+    var flagName: String { flag ?? name }
 
     /// Every key the file may hold. `manifest` is run's argument, not a flag.
     static let all: [ConfigKey] = [
@@ -51,6 +54,12 @@ struct ConfigKey: Sendable {
         ConfigKey(name: "scrub-bytes", commands: ["run"]),
         ConfigKey(name: "scrub-percent", commands: ["run"]),
         ConfigKey(name: "metrics-file", commands: ["run"], isPath: true),
+        ConfigKey(name: "max-download-bytes", commands: ["run"]),
+        // What --metered auto falls back to, not --metered itself: where
+        // NetworkManager runs, its answer wins over the file's.
+        ConfigKey(name: "metered", commands: ["run"], flag: "metered-config"),
+        ConfigKey(name: "metered-max-asset-bytes", commands: ["run"]),
+        ConfigKey(name: "jitter", commands: ["run"]),
     ]
 
     func applies(to subcommand: String) -> Bool { commands?.contains(subcommand) ?? true }
@@ -74,9 +83,9 @@ struct ConfigKey: Sendable {
         var arguments: [String] = []
         for entry in entries {
             if kind == .toggle {
-                if try Self.truth(of: entry) { arguments.append("--\(name)") }
+                if try Self.truth(of: entry) { arguments.append("--\(flagName)") }
             } else {
-                arguments += ["--\(name)", value(of: entry)]
+                arguments += ["--\(flagName)", value(of: entry)]
             }
         }
         return arguments

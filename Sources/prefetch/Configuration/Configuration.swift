@@ -39,7 +39,7 @@ enum Configuration {
         }
         var added: [String] = []
         var manifest = environment["PREFETCH_MANIFEST"].flatMap { $0.isEmpty ? nil : $0 }
-        for key in ConfigKey.all where key.applies(to: scan.subcommand) && !scan.flags.contains(key.name) {
+        for key in ConfigKey.all where key.applies(to: scan.subcommand) && !scan.flags.contains(key.flagName) {
             guard let entries = settings[key.name] else { continue }
             if let variable = key.environment, environment[variable]?.isEmpty == false { continue }
             if key.name == "manifest" {

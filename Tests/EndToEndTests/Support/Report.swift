@@ -28,11 +28,23 @@ struct Report: Decodable {
         var bytes: Int?
         var path: String?
         var attempts: Int
+        /// deferred: the download limit that left it for a later run.
+        var reason: String?
         var error: Failure?
     }
 
     struct Totals: Decodable {
         var messages, ready, discarded, deferred, expired, assets, downloaded_bytes, connections: Int
+    }
+
+    struct Budget: Decodable {
+        var max_download_bytes, downloaded_bytes, deferred_messages: Int
+    }
+
+    struct Metered: Decodable {
+        var value: Bool
+        var source: String
+        var max_asset_bytes, deferred_messages: Int
     }
 
     var version: String
@@ -41,6 +53,8 @@ struct Report: Decodable {
     var messages: [Message]
     var assets: [Asset]
     var totals: Totals
+    var budget: Budget?
+    var metered: Metered?
 
     func message(_ id: String) -> Message? { messages.first { $0.id == id } }
     func asset(_ url: String) -> Asset? { assets.first { $0.url == url } }
