@@ -94,9 +94,11 @@ class Link:
         self.listen = None
 
     async def start(self, host, port):
-        self.listen = (host, port)
         self.server = await asyncio.start_server(self.carry, host, port, reuse_address=True)
-        return self.server.sockets[0].getsockname()[1]
+        # The port bound, not the one asked for: with 0, the link must come
+        # back after an outage on the port its clients know.
+        self.listen = (host, self.server.sockets[0].getsockname()[1])
+        return self.listen[1]
 
     async def carry(self, client_reader, client_writer):
         self.accepted += 1

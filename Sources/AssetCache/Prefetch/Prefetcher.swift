@@ -129,6 +129,7 @@ public final class Prefetcher: Sendable {
             durationMs: pipeline.elapsedMs())
         report.downloadedBytes = observer.receivedBytes
         report.connections = engine?.connectionsOpened ?? 0
+        report.link = engine?.linkOutages
         report.scrub = scrub
         report.manifestOrigin = manifest.origin
         report.garbageCollection = try remember(report, plan: plan)

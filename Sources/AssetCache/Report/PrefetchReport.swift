@@ -1,7 +1,7 @@
 /// The result of a run, encoded as the JSON report of docs/report.md.
 public struct PrefetchReport: Sendable, Encodable {
     /// The report format's version, bumped when keys change meaning.
-    public static let formatVersion = "1.2.0"
+    public static let formatVersion = "1.3.0"
 
     public var cacheDirectory: String
     public var durationMs: Int
@@ -19,6 +19,9 @@ public struct PrefetchReport: Sendable, Encodable {
     /// Connections opened for the assets' requests; fewer than requests when
     /// keep-alive or HTTP/2 let them share.
     public var connections = 0
+    /// The link's outages the transfers rode through or gave up on; nil for
+    /// `plan` and `--offline`, where nothing was sent.
+    public var link: LinkOutages?
 
     /// Verdicts for every message, in manifest order, from what the run found:
     /// `fetched` holds the records of `plan.fetch`, in its order (an item's kinds
@@ -95,7 +98,7 @@ public struct PrefetchReport: Sendable, Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case version, messages, assets, totals, scrub
+        case version, messages, assets, totals, scrub, link
         case garbageCollection = "eviction"
         case manifestOrigin = "manifest"
         case cacheDirectory = "cache_dir"
@@ -110,6 +113,7 @@ public struct PrefetchReport: Sendable, Encodable {
         try container.encode(messages, forKey: .messages)
         try container.encode(assets, forKey: .assets)
         try container.encode(totals, forKey: .totals)
+        try container.encodeIfPresent(link, forKey: .link)
         try container.encodeIfPresent(manifestOrigin, forKey: .manifestOrigin)
         try container.encodeIfPresent(scrub, forKey: .scrub)
         try container.encodeIfPresent(garbageCollection, forKey: .garbageCollection)
@@ -133,6 +137,22 @@ extension GarbageCollection: Encodable {
         try container.encode(removedTrees, forKey: .removedTrees)
         try container.encode(keptLeased, forKey: .keptLeased)
         try container.encode(keptLeasedBytes, forKey: .keptLeasedBytes)
+    }
+}
+
+extension LinkOutages: Encodable {
+    /// Milliseconds are all a reader can use of it.
+    var roundedDownSeconds: Double { (downSeconds * 1000).rounded() / 1000 }
+
+    enum CodingKeys: String, CodingKey {
+        case outages
+        case downSeconds = "down_seconds"
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(roundedDownSeconds, forKey: .downSeconds)
+        try container.encode(outages, forKey: .outages)
     }
 }
 

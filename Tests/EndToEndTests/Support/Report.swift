@@ -35,12 +35,18 @@ struct Report: Decodable {
         var messages, ready, discarded, deferred, expired, assets, downloaded_bytes, connections: Int
     }
 
+    struct Link: Decodable {
+        var down_seconds: Double
+        var outages: Int
+    }
+
     var version: String
     var cache_dir: String
     var duration_ms: Int
     var messages: [Message]
     var assets: [Asset]
     var totals: Totals
+    var link: Link?
 
     func message(_ id: String) -> Message? { messages.first { $0.id == id } }
     func asset(_ url: String) -> Asset? { assets.first { $0.url == url } }
