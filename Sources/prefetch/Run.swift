@@ -74,7 +74,7 @@ struct Run: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp(
         "Seconds to wait for the link to come back when every host fails at once; 0 never waits.",
-        discussion: "Meanwhile transfers are parked without using up --retries, the link is probed, and interrupted downloads resume with Range. Default 60: a cell handover or Wi-Fi re-association takes seconds; well within --max-run-time.",
+        discussion: "Meanwhile transfers are parked without using up --retries, the link is probed, and interrupted downloads resume with Range. Default 60: a cell handover or Wi-Fi re-association takes seconds; --max-run-time bounds the wait too.",
         valueName: "s"))
     var linkWait = Seconds(TransferLimits().linkWait)
 

@@ -7,9 +7,9 @@ import Testing
 /// fixture server; its `outage` resets every connection and refuses new ones.
 @Suite struct LinkDownTests {
     static let size = 2 * 1024 * 1024
-    /// The server's pace for the big asset: it is in flight for about four
-    /// seconds, so an outage lands in its middle.
-    static let rate = 512 * 1024
+    /// The server's pace for the big asset: it is in flight for about eight
+    /// seconds, so an outage lands in its middle even on a loaded machine.
+    static let rate = 256 * 1024
 
     func bigFile(in scratch: Scratch) throws -> Data {
         try FileManager.default.createDirectory(atPath: scratch.path("www"), withIntermediateDirectories: true)
@@ -29,7 +29,7 @@ import Testing
         let child = try RunningCommand(["run", manifest, "--cache-dir", cache, "--json", "--log-level", "notice"] + arguments)
         let finished = Task { let result = await child.wait(); watch.stop(); return result }
         _ = try #require(await watch.created(prefix: "download-"), "the run created no download file")
-        try await link.outage(seconds: outage)
+        try link.outage(seconds: outage)
         return await finished.value
     }
 

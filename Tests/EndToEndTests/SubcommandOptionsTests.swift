@@ -26,6 +26,7 @@ import Testing
             "--audience": "ManifestFreshnessTests", "--require-integrity": "DowngradeAndSecretsTests",
             "--allow-keylog": "DowngradeAndSecretsTests",
             "--scrub-bytes": "ScrubTests", "--scrub-percent": "ScrubTests", "--head-start": "HeadStartTests",
+            "--link-wait": "LinkDownTests",
         ],
         "plan": [
             "--trusted-key": "SignedManifestTests", "--audience": "ManifestFreshnessTests",

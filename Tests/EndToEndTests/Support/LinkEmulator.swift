@@ -46,11 +46,24 @@ final class LinkEmulator: @unchecked Sendable {
     /// "http://127.0.0.1:PORT/path" through the link.
     func url(_ path: String) -> String { "http://127.0.0.1:\(port)/\(path)" }
 
-    /// Takes the link down for `seconds`, now; returns once the emulator has taken the command.
-    func outage(seconds: Double) async throws {
-        try await SystemTool.run("python3", [
-            "-c", "import sys; sys.path.insert(0, sys.argv[1]); import linkem; print(linkem.Client(int(sys.argv[2])).outage(float(sys.argv[3])))",
-            Package.root.appendingPathComponent("bench").path, String(control), String(seconds),
-        ])
+    /// Takes the link down for `seconds`, now: the command goes straight to
+    /// the control port (no process to start, so it lands when asked even on
+    /// a loaded machine); returns once the emulator answered.
+    func outage(seconds: Double) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw SpawnFailure(step: "socket", code: errno) }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(control).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw SpawnFailure(step: "connect to linkem's control port", code: errno) }
+        let command = Array("outage \(seconds)\n".utf8)
+        guard write(fd, command, command.count) == command.count else { throw SpawnFailure(step: "outage command", code: errno) }
+        var answer = [UInt8](repeating: 0, count: 256)
+        guard read(fd, &answer, answer.count) > 0 else { throw SpawnFailure(step: "linkem's answer", code: errno) }
     }
 }
