@@ -12,11 +12,7 @@ import Testing
     static let rate = 256 * 1024
 
     func bigFile(in scratch: Scratch) throws -> Data {
-        try FileManager.default.createDirectory(atPath: scratch.path("www"), withIntermediateDirectories: true)
-        var generator = SystemRandomNumberGenerator()
-        let data = Data((0..<Self.size / 8).flatMap { _ in withUnsafeBytes(of: generator.next() as UInt64, Array.init) })
-        try data.write(to: URL(fileURLWithPath: scratch.path("www/big.bin")))
-        return data
+        try writeRandomFile("big.bin", size: Self.size, in: scratch.path("www"))
     }
 
     /// Runs `arguments` on a fresh cache and, once the big asset's body has
