@@ -145,13 +145,17 @@ class Link:
                     pass
 
         delivery = asyncio.ensure_future(deliver())
+        # An outage aborts the sockets, but the reader still holds what the
+        # kernel had handed over (up to ~128 KiB per connection): that never
+        # crossed the link and must not be counted as if it had.
+        outages = self.outages
         try:
             while True:
                 try:
                     data = await reader.read(SEGMENT)
                 except (ConnectionError, OSError):
                     break
-                if not data:
+                if not data or self.outages != outages:
                     break
                 await bucket.send(len(data))
                 queue.put_nowait((time.monotonic() + self.delay, data))

@@ -104,6 +104,12 @@ struct Run: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Retries of a transient failure (408, 429, 5xx, network, timeout).", valueName: "n"))
     var retries = TransferLimits().retries
 
+    @Option(help: ArgumentHelp(
+        "Seconds to wait for the link to come back when every host fails at once; 0 never waits.",
+        discussion: "Meanwhile transfers are parked without using up --retries, the link is probed, and interrupted downloads resume with Range. Default 60: a cell handover or Wi-Fi re-association takes seconds; --max-run-time bounds the wait too.",
+        valueName: "s"))
+    var linkWait = Seconds(TransferLimits().linkWait)
+
     @Option(help: ArgumentHelp("Seconds to wait for a connection; 0 for libcurl's default.", valueName: "s"))
     var connectTimeout = Seconds(TransferLimits().connectTimeout)
 
@@ -159,6 +165,7 @@ struct Run: AsyncParsableCommand {
         for (flag, seconds) in [
             ("--connect-timeout", connectTimeout), ("--stall-timeout", stallTimeout), ("--max-time", maxTime), ("--head-start", headStart),
             ("--jitter", jitter),
+            ("--link-wait", linkWait),
         ] {
             guard (0...86_400).contains(seconds.value) else {
                 throw ValidationError("\(flag) must be a number of seconds from 0 to 86400")
@@ -218,6 +225,7 @@ struct Run: AsyncParsableCommand {
             options.transfer.maxAssetSize = maxAssetSize.bytes
             options.archive.maxUnpackedSize = maxUnpackedSize.bytes
             options.transfer.retries = retries
+            options.transfer.linkWait = linkWait.value
             options.transfer.connectTimeout = connectTimeout.value
             options.transfer.stallTimeout = stallTimeout.value
             options.transfer.maxTime = maxTime.value

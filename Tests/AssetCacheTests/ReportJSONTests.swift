@@ -28,6 +28,7 @@ import Testing
         var report = PrefetchReport(
             manifest: manifest, plan: plan, records: records, now: 0, cacheDirectory: "/cache/dir", durationMs: 812)
         report.connections = 3
+        report.link = LinkOutages(outages: 2, downSeconds: 3.2504)
         report.manifestOrigin = ManifestOrigin(url: "https://cdn.test/m.json", source: .stored, fetchedAt: 1_795_600_000.25)
         var scrub = ScrubResult()
         scrub.objects = 2
@@ -41,6 +42,8 @@ import Testing
         #expect(encoded != nil)
         #expect(written == encoded)
         #expect((written?["totals"] as? NSDictionary)?["connections"] as? Int == 3)
+        #expect((written?["link"] as? NSDictionary)?["outages"] as? Int == 2)
+        #expect((written?["link"] as? NSDictionary)?["down_seconds"] as? Double == 3.25)
         #expect((written?["manifest"] as? NSDictionary)?["source"] as? String == "stored")
         #expect((written?["scrub"] as? NSDictionary)?["bytes_read"] as? Int == 4096)
         #expect(String(decoding: report.prettyJSON(), as: UTF8.self).hasPrefix("{\n  \"version\" : \"1.3.0\",\n  \"cache_dir\" : \"/cache/dir\","))

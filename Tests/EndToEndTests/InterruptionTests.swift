@@ -8,11 +8,7 @@ import Testing
     static let twentyMiB = 20 * 1024 * 1024
 
     func bigFile(in scratch: Scratch) throws -> Data {
-        try FileManager.default.createDirectory(atPath: scratch.path("www"), withIntermediateDirectories: true)
-        var generator = SystemRandomNumberGenerator()
-        let data = Data((0..<Self.twentyMiB / 8).flatMap { _ in withUnsafeBytes(of: generator.next() as UInt64, Array.init) })
-        try data.write(to: URL(fileURLWithPath: scratch.path("www/big.bin")))
-        return data
+        try writeRandomFile("big.bin", size: Self.twentyMiB, in: scratch.path("www"))
     }
 
     @Test func maxRunTimeStopsTheRunAndTheNextRunFetchesOnlyTheRemainder() async throws {

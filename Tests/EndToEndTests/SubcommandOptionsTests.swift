@@ -28,6 +28,7 @@ import Testing
             "--scrub-bytes": "ScrubTests", "--scrub-percent": "ScrubTests", "--head-start": "HeadStartTests",
             "--max-download-bytes": "ByteBudgetTests", "--metered": "MeteredTests", "--metered-max-asset-bytes": "MeteredTests",
             "--jitter": "JitterTests",
+            "--link-wait": "LinkDownTests",
         ],
         "plan": [
             "--trusted-key": "SignedManifestTests", "--audience": "ManifestFreshnessTests",

@@ -138,6 +138,7 @@ public final class Prefetcher: Sendable {
         report.connections = engine?.connectionsOpened ?? 0
         report.byteBudget = budget.map { PrefetchReport.ByteBudgetUse(maxDownloadBytes: $0.limit) }
         report.meteredLink = pipeline.meteredLink
+        report.link = engine?.linkOutages
         report.scrub = scrub
         report.manifestOrigin = manifest.origin
         report.garbageCollection = try remember(report, plan: plan)

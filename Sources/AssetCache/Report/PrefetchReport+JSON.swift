@@ -40,6 +40,13 @@ extension PrefetchReport {
                 json.key("downloaded_bytes"); json.integer(totals.downloadedBytes)
                 json.key("connections"); json.integer(totals.connections)
             }
+            if let link {
+                json.key("link")
+                json.object { json in
+                    json.key("down_seconds"); json.number(link.roundedDownSeconds)
+                    json.key("outages"); json.integer(link.outages)
+                }
+            }
             if let origin = manifestOrigin {
                 json.key("manifest")
                 json.object { json in

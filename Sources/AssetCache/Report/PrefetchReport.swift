@@ -23,6 +23,9 @@ public struct PrefetchReport: Sendable, Encodable {
     public var byteBudget: ByteBudgetUse?
     /// What the run knew of its link (`--metered`); nil offline and for `plan`.
     public var meteredLink: MeteredLink?
+    /// The link's outages the transfers rode through or gave up on; nil for
+    /// `plan` and `--offline`, where nothing was sent.
+    public var link: LinkOutages?
 
     /// Verdicts for every message, in manifest order, from what the run found:
     /// `fetched` holds the records of `plan.fetch`, in its order (an item's kinds
@@ -99,7 +102,7 @@ public struct PrefetchReport: Sendable, Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case version, messages, assets, totals, scrub, budget, metered
+        case version, messages, assets, totals, link, scrub, budget, metered
         case garbageCollection = "eviction"
         case manifestOrigin = "manifest"
         case cacheDirectory = "cache_dir"
@@ -114,6 +117,7 @@ public struct PrefetchReport: Sendable, Encodable {
         try container.encode(messages, forKey: .messages)
         try container.encode(assets, forKey: .assets)
         try container.encode(totals, forKey: .totals)
+        try container.encodeIfPresent(link, forKey: .link)
         try container.encodeIfPresent(manifestOrigin, forKey: .manifestOrigin)
         try container.encodeIfPresent(scrub, forKey: .scrub)
         try container.encodeIfPresent(garbageCollection, forKey: .garbageCollection)
@@ -139,6 +143,22 @@ extension GarbageCollection: Encodable {
         try container.encode(removedTrees, forKey: .removedTrees)
         try container.encode(keptLeased, forKey: .keptLeased)
         try container.encode(keptLeasedBytes, forKey: .keptLeasedBytes)
+    }
+}
+
+extension LinkOutages: Encodable {
+    /// Milliseconds are all a reader can use of it.
+    var roundedDownSeconds: Double { (downSeconds * 1000).rounded() / 1000 }
+
+    enum CodingKeys: String, CodingKey {
+        case outages
+        case downSeconds = "down_seconds"
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(roundedDownSeconds, forKey: .downSeconds)
+        try container.encode(outages, forKey: .outages)
     }
 }
 

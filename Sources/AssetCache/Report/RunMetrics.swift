@@ -13,6 +13,8 @@ public enum RunMetrics {
     public static let attempts = "prefetch_attempts_total"
     public static let connections = "prefetch_connections_total"
     public static let duration = "prefetch_last_run_duration_seconds"
+    public static let linkOutages = "prefetch_last_run_link_outages"
+    public static let linkDownSeconds = "prefetch_last_run_link_down_seconds"
     public static let cacheBytes = "prefetch_cache_bytes"
     public static let cacheBudget = "prefetch_cache_budget_bytes"
     public static let scrubReadBytes = "prefetch_scrub_read_bytes_total"
@@ -30,6 +32,8 @@ public enum RunMetrics {
         attempts: "HTTP requests made for assets, retries included.",
         connections: "Connections opened for asset requests (fewer than requests when keep-alive or HTTP/2 shares them).",
         duration: "Duration of the last run's fetching, validating and committing.",
+        linkOutages: "Times the link went down in the last run (every host failing at once), its transfers parked instead of failing.",
+        linkDownSeconds: "Seconds the link was down in the last run, until it came back or --link-wait ran out.",
         cacheBytes: "Bytes of objects and unpacked trees in the cache after the last run's eviction.",
         cacheBudget: "The cache's disk budget.",
         scrubReadBytes: "Bytes the scrub re-read from the cache to check them.",
@@ -76,6 +80,9 @@ public enum RunMetrics {
         Counter(label: attempts, dimensions: dimensions, factory: factory).increment(by: report.requests)
         Counter(label: connections, dimensions: dimensions, factory: factory).increment(by: totals.connections)
         Gauge(label: duration, dimensions: dimensions, factory: factory).record(Double(report.durationMs) / 1000)
+        let link = report.link ?? LinkOutages()
+        Gauge(label: linkOutages, dimensions: dimensions, factory: factory).record(link.outages)
+        Gauge(label: linkDownSeconds, dimensions: dimensions, factory: factory).record(link.downSeconds)
         if let scrub = report.scrub {
             Counter(label: scrubReadBytes, dimensions: dimensions, factory: factory).increment(by: scrub.bytesRead)
             Counter(label: scrubChecked, dimensions: dimensions + [("what", "object")], factory: factory).increment(by: scrub.objects)

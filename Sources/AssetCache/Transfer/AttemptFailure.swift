@@ -6,12 +6,20 @@ struct AttemptFailure: Equatable {
     /// 408, 429, 5xx, network errors and timeouts (docs/limits.md); never a failure a
     /// second identical request would repeat.
     var isTransient: Bool
+    /// The request never reached a server or lost it mid-way (refused, reset,
+    /// unreachable, name not resolved, timed out): what a link that is down
+    /// looks like from one transfer. Whether the link is down is decided from
+    /// all transfers together (``LinkWatch``).
+    var isLinkLevel = false
+    /// 429 or 503: the host asks the whole client to slow down (``HostPacing``).
+    var isHostBusy = false
 
     /// A response did arrive, with a status that is neither 2xx nor 304.
     static func http(status: Int, from url: String) -> AttemptFailure {
         AttemptFailure(
             failure: AssetFailure(.httpStatus, "HTTP \(status) from \(url)"),
-            isTransient: status == 408 || status == 429 || (500..<600).contains(status)
+            isTransient: status == 408 || status == 429 || (500..<600).contains(status),
+            isHostBusy: status == 429 || status == 503
         )
     }
 
@@ -24,7 +32,7 @@ struct AttemptFailure: Equatable {
         let detail = detail.isEmpty ? String(cString: ccurl_easy_strerror(code)) : detail
         switch code {
         case CURLE_OPERATION_TIMEDOUT:
-            return AttemptFailure(failure: AssetFailure(.timeout, "timed out fetching \(url): \(detail)"), isTransient: true)
+            return AttemptFailure(failure: AssetFailure(.timeout, "timed out fetching \(url): \(detail)"), isTransient: true, isLinkLevel: true)
         case CURLE_TOO_MANY_REDIRECTS:
             return AttemptFailure(
                 failure: AssetFailure(.redirects, "more than \(limits.maxRedirects) redirects from \(requestedURL)"),
@@ -52,9 +60,18 @@ struct AttemptFailure: Equatable {
             // Certificates do not change between attempts: retrying only adds delay.
             return AttemptFailure(failure: AssetFailure(.network, "TLS failure fetching \(url): \(detail)"), isTransient: false)
         default:
-            return AttemptFailure(failure: AssetFailure(.network, "could not fetch \(url): \(detail)"), isTransient: true)
+            return AttemptFailure(
+                failure: AssetFailure(.network, "could not fetch \(url): \(detail)"), isTransient: true, isLinkLevel: linkLevelCodes.contains(code.rawValue))
         }
     }
+
+    /// The codes a dropped link produces (docs/limits.md, "When the link is
+    /// down"). Not TLS handshake failures (CURLE_SSL_CONNECT_ERROR): those
+    /// belong to one host, as its certificate does.
+    static let linkLevelCodes = Set([
+        CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_CONNECT, CURLE_PARTIAL_FILE,
+        CURLE_OPERATION_TIMEDOUT, CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_RECV_ERROR,
+    ].map(\.rawValue))
 
     static func tooLarge(url: String, limit: Int64) -> AssetFailure {
         AssetFailure(.tooLarge, "body of \(url) exceeds the \(describe(bytes: limit)) limit")

@@ -25,6 +25,15 @@ final class Transfer: TransferQueueItem {
     /// Requests made again from the first byte because a Range request could
     /// not continue the file; they do not use up retries.
     private(set) var restarts = 0
+    /// Requests that failed while the link was down: they do not use up retries.
+    private(set) var forgiven = 0
+    /// Requests that count against `--retries`.
+    var countedAttempts: Int { attempts - restarts - forgiven }
+    /// Set by the callbacks when any byte of a response arrives; the loop reads
+    /// and clears it to know the link carries bytes (``LinkWatch``).
+    var heardBytes = false
+    /// The ``LinkWatch/quietPeriod`` of this transfer's last link-level failure.
+    var linkFailurePeriod: Int?
     private(set) var easy: UnsafeMutableRawPointer?
     /// The engine's `--limit-rate` budget, charged with every body byte.
     var meter: RateLimit?
@@ -179,6 +188,7 @@ final class Transfer: TransferQueueItem {
             let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
             let wasComplete = transfer.head.isComplete
             transfer.head.consume(line: UnsafeRawBufferPointer(start: buffer, count: size * count))
+            transfer.heardBytes = true
             if !wasComplete, transfer.head.isComplete, transfer.head.isSuccess, !transfer.admitBody() { return 0 }
             return size * count
         })
@@ -270,6 +280,11 @@ final class Transfer: TransferQueueItem {
         }
     }
 
+    /// The last request failed because the link was down: not one of its retries.
+    func forgiveAttempt() {
+        forgiven += 1
+    }
+
     /// After a 416 or a 206 that does not fit: one more request, for all of it.
     func prepareRestart() {
         restarts += 1
@@ -324,6 +339,7 @@ final class Transfer: TransferQueueItem {
     /// Every byte that arrived counts for the run's `downloaded_bytes`, whatever
     /// becomes of it: it crossed the network.
     private func receiveBody(_ buffer: UnsafeRawBufferPointer) -> Int {
+        heardBytes = true
         charge(buffer.count)
         let received = Int64(buffer.count)
         request.observer?.received(buffer.count)

@@ -16,6 +16,7 @@ package final class TransferEngine: Sendable {
     private let inbox: TransferInbox
     private let nextID = Atomic<UInt64>(0)
     private let connections = ConnectionTally()
+    private let linkTally = LinkTally()
 
     package init(limits: TransferLimits = .init()) throws {
         try CurlGlobal.initialize()
@@ -27,8 +28,8 @@ package final class TransferEngine: Sendable {
         let multi = MultiHandle(raw: raw)
         let inbox = TransferInbox(multi: multi)
         self.inbox = inbox
-        DetachedThread.start(name: "transfers") { [connections] in
-            TransferLoop(multi: multi, inbox: inbox, limits: limits, connections: connections).run()
+        DetachedThread.start(name: "transfers") { [connections, linkTally] in
+            TransferLoop(multi: multi, inbox: inbox, limits: limits, connections: connections, linkTally: linkTally).run()
         }
     }
 
@@ -56,6 +57,9 @@ package final class TransferEngine: Sendable {
 
     /// Connections opened so far for this engine's requests, retries included.
     package var connectionsOpened: Int { connections.total }
+
+    /// How long the link was down so far, as the transfers saw it.
+    package var linkOutages: LinkOutages { linkTally.current }
 
     /// Ends every fetch in flight, queued or waiting to retry, promptly: each
     /// completes with a `.network` failure whose message ends with `reason`

@@ -20,6 +20,12 @@ public struct TransferLimits: Sendable, Equatable {
     /// After this many timed-out requests to one host, its remaining transfers
     /// in the run fail at once as `timeout`; 0 never gives a host up.
     public var hostTimeoutLimit = 2
+    /// Seconds a run waits for a link that is down to come back, its
+    /// transfers parked meanwhile (``LinkWatch``); 0 never waits, every
+    /// failure then uses up an attempt. 60: a cell handover or a Wi-Fi
+    /// re-association takes seconds, a 30 s outage is covered twice over,
+    /// and it stays far inside the default --max-run-time (docs/limits.md).
+    public var linkWait: Double = 60
     /// Bytes per second for all transfers of an engine together, as a
     /// run's whole budget (``RateLimit``), not per transfer.
     public var limitRate: Int64? = nil

@@ -1,5 +1,11 @@
 import CCurl
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Everything the multi thread owns: the multi handle, the priority queue, the
 /// transfers in flight and those waiting to retry. Only that thread touches it,
 /// so none of it needs a lock; other threads reach it through the inbox.
@@ -8,6 +14,7 @@ final class TransferLoop {
     private let inbox: TransferInbox
     private let limits: TransferLimits
     private let connections: ConnectionTally
+    private let linkTally: LinkTally
     private let retryPolicy: TransferRetryPolicy
     private let clock = ContinuousClock()
 
@@ -25,15 +32,28 @@ final class TransferLoop {
     /// transfer's receiving is paused and nothing new starts.
     private let rateLimit: RateLimit?
     private var receivingPaused = false
+    /// Whether the link is down; while it is, failed transfers are parked
+    /// here (without using up an attempt) and nothing starts but one probe.
+    private var link: LinkWatch
+    private var parked = TransferQueue<Transfer>()
+    /// The connect that tells whether the link is down, or back.
+    private var probe: LinkProbe?
+    /// The failure that made the link suspect, and whom to tell of outages:
+    /// the run's observer, from the transfer that saw it.
+    private var suspicion: (failure: AssetFailure, observer: TransferObserver?)?
+    /// Hosts that answered 429 or 503, held for every transfer to them.
+    private var pacing = HostPacing()
 
     /// The longest the thread blocks in curl_multi_poll with nothing to wake it;
     /// libcurl shortens it to its own timers, the inbox wakes it early.
     private static let idlePollMilliseconds = 1000
 
-    init(multi: MultiHandle, inbox: TransferInbox, limits: TransferLimits, connections: ConnectionTally) {
+    init(multi: MultiHandle, inbox: TransferInbox, limits: TransferLimits, connections: ConnectionTally, linkTally: LinkTally) {
         self.multi = multi.raw
         self.inbox = inbox
         self.connections = connections
+        self.linkTally = linkTally
+        link = LinkWatch(wait: limits.linkWait)
         var limits = limits
         limits.concurrency = max(1, limits.concurrency)
         limits.perHost = max(1, limits.perHost)
@@ -56,13 +76,16 @@ final class TransferLoop {
                 return
             }
             for command in commands { handle(command) }
+            endLinkWaitIfOver()
             requeueDueRetries()
             throttle()
+            startDueProbe()
             startTransfers()
 
             var running: Int32 = 0
             ccurl_multi_perform(multi, &running)
-            if collectFinished() {
+            let resumed = noteBytesHeard()
+            if collectFinished() || resumed {
                 // Freed slots: fill them before sleeping.
                 continue
             }
@@ -102,6 +125,9 @@ final class TransferLoop {
         if hostTimeouts.isGivenUp(transfer.hostKey) {
             return hostTimeouts.failure(host: transfer.hostKey, started: transfer.attempts > 0)
         }
+        if link.givenUp {
+            return linkWaitFailure(transfer)
+        }
         return nil
     }
 
@@ -114,8 +140,10 @@ final class TransferLoop {
             transfers.append(transfer)
         }
         transfers += pending.removeAll()
+        transfers += parked.removeAll()
         transfers += waiting
         waiting.removeAll()
+        stopProbe()
         return transfers
     }
 
@@ -124,6 +152,8 @@ final class TransferLoop {
         if cancelReason == nil {
             cancelReason = reason
         }
+        link.stopWaiting(at: clock.now, givesUp: false)
+        linkTally.record(link)
         for transfer in takeEveryTransfer().sorted(by: { $0.sequence < $1.sequence }) {
             transfer.finish(failure: cancellation(of: transfer), keepsPartial: true)
         }
@@ -135,7 +165,7 @@ final class TransferLoop {
             detach(found)
             found.abandonAttempt()
             transfer = found
-        } else if let found = pending.remove(where: { $0.ticket.id == id }) {
+        } else if let found = pending.remove(where: { $0.ticket.id == id }) ?? parked.remove(where: { $0.ticket.id == id }) {
             transfer = found
         } else if let index = waiting.firstIndex(where: { $0.ticket.id == id }) {
             transfer = waiting.remove(at: index)
@@ -160,10 +190,14 @@ final class TransferLoop {
     }
 
     /// libcurl gets at most `concurrency` transfers, and at most `perHost` for one
-    /// host, so the order they start in is the queue's, not libcurl's.
+    /// host, so the order they start in is the queue's, not libcurl's. Nothing
+    /// starts while the link is down, nor to a host that asked for a pause.
     private func startTransfers() {
-        while active.count < limits.concurrency, !receivingPaused {
-            guard let transfer = pending.popFirst(where: { (activePerHost[$0.hostKey] ?? 0) < limits.perHost }) else {
+        let now = clock.now
+        while active.count < limits.concurrency, !receivingPaused, !link.isDown {
+            guard let transfer = pending.popFirst(where: {
+                (activePerHost[$0.hostKey] ?? 0) < limits.perHost && !pacing.isHeld($0.hostKey, at: now)
+            }) else {
                 return
             }
             if let failure = cancellation(of: transfer) {
@@ -185,6 +219,118 @@ final class TransferLoop {
         }
     }
 
+    // MARK: the link
+
+    private func startDueProbe() {
+        guard probe == nil, link.isProbeDue(at: clock.now) else { return }
+        startProbe()
+    }
+
+    private func startProbe() {
+        link.probeStarted()
+        guard let started = LinkProbe(host: link.probeHost, limits: limits), ccurl_multi_add_handle(multi, started.easy) == CURLM_OK else {
+            probeEnded(linkIsUp: false)
+            return
+        }
+        probe = started
+    }
+
+    private func stopProbe() {
+        guard let probe else { return }
+        ccurl_multi_remove_handle(multi, probe.easy)
+        self.probe = nil
+    }
+
+    private func probeEnded(linkIsUp: Bool) {
+        let now = clock.now
+        let host = probe?.host ?? link.probeHost
+        stopProbe()
+        if linkIsUp {
+            linkHeard(from: host, at: now)
+        } else if link.probeFailed(at: now) {
+            linkWentDown()
+        }
+    }
+
+    /// Any byte from any host (or a probe's connect) says the link carries
+    /// bytes: an outage ends and every parked transfer goes back into the
+    /// queue, to resume with Range.
+    /// Returns whether an outage ended (parked transfers are waiting to start).
+    private func noteBytesHeard() -> Bool {
+        var resumed = false
+        for transfer in active.values where transfer.heardBytes {
+            transfer.heardBytes = false
+            resumed = linkHeard(from: transfer.hostKey, at: clock.now) || resumed
+        }
+        return resumed
+    }
+
+    @discardableResult
+    private func linkHeard(from host: String, at now: ContinuousClock.Instant) -> Bool {
+        guard let outage = link.heard(from: host, at: now) else { return false }
+        let resumed = parked.removeAll()
+        for transfer in resumed { pending.insert(transfer) }
+        linkTally.record(link)
+        suspicion?.observer?.linkBack(after: outage, resuming: resumed.count)
+        return true
+    }
+
+    /// Parks `transfer` when the link is down; false leaves it to the
+    /// ordinary per-asset retries, after making the link suspect if this
+    /// failure completes the picture of every host failing.
+    private func parkIfLinkDown(_ transfer: Transfer, failure: AttemptFailure) -> Bool {
+        guard link.isDown else {
+            transfer.linkFailurePeriod = link.quietPeriod
+            if link.failed(host: transfer.hostKey, hostsInFlight: Set(active.values.lazy.map(\.hostKey)), at: clock.now) {
+                suspicion = (failure.failure, transfer.request.observer)
+                startProbe()
+            }
+            return false
+        }
+        transfer.forgiveAttempt()
+        transfer.prepareRetry()
+        parked.insert(transfer)
+        return true
+    }
+
+    /// The probe confirmed it: retries scheduled since the last byte failed in
+    /// this same outage get their attempt back and wait for the link too.
+    private func linkWentDown() {
+        let quietPeriod = link.quietPeriod
+        waiting.removeAll { waiter in
+            guard waiter.linkFailurePeriod == quietPeriod else { return false }
+            waiter.forgiveAttempt()
+            waiter.retryAt = nil
+            parked.insert(waiter)
+            return true
+        }
+        linkTally.record(link)
+        if let suspicion {
+            suspicion.observer?.linkDown(after: suspicion.failure, wait: Self.seconds(link.wait))
+        }
+    }
+
+    /// The link stayed down for `--link-wait`: every transfer ends, its partial
+    /// file kept for the next run, and later ones fail at once.
+    private func endLinkWaitIfOver() {
+        guard let deadline = link.deadline, deadline <= clock.now else { return }
+        link.stopWaiting(at: clock.now, givesUp: true)
+        linkTally.record(link)
+        let transfers = takeEveryTransfer().sorted(by: { $0.sequence < $1.sequence })
+        suspicion?.observer?.linkGivenUp(wait: Self.seconds(link.wait), failing: transfers.count)
+        for transfer in transfers {
+            transfer.finish(failure: linkWaitFailure(transfer), keepsPartial: true)
+        }
+    }
+
+    private func linkWaitFailure(_ transfer: Transfer) -> AssetFailure {
+        AssetFailure(.network, "could not fetch \(transfer.request.url): the link was down for \(Self.seconds(link.wait)) s (--link-wait)")
+    }
+
+    private static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? String(Int64(value)) : DecimalText.fixed(value, digits: 1)
+    }
+
     /// Returns whether any transfer finished.
     private func collectFinished() -> Bool {
         var finishedAny = false
@@ -193,6 +339,11 @@ final class TransferLoop {
             guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
             // The message dies with the handle's removal: copy what is needed first.
             let code = message.pointee.data.result
+            if let probe, probe.easy == easy {
+                probeEnded(linkIsUp: LinkProbe.linkIsUp(after: code))
+                finishedAny = true
+                continue
+            }
             var context: UnsafeMutableRawPointer?
             _ = ccurl_easy_getinfo_pointer(easy, CURLINFO_PRIVATE, &context)
             guard let context else { continue }
@@ -217,6 +368,9 @@ final class TransferLoop {
     }
 
     private func conclude(_ transfer: Transfer, failure: AttemptFailure, retryAfter: String?) {
+        if failure.isLinkLevel, cancelReason == nil, !link.givenUp, parkIfLinkDown(transfer, failure: failure) {
+            return
+        }
         if failure.failure.kind == .timeout, hostTimeouts.countTimeout(of: transfer.hostKey) {
             giveUp(host: transfer.hostKey)
         }
@@ -229,11 +383,15 @@ final class TransferLoop {
             transfer.finish(failure: cancelled, keepsPartial: true)
             return
         }
-        // A restart after a refused Range is an extra request, not a retry.
-        switch retryPolicy.decide(
+        // A restart after a refused Range is an extra request, not a retry;
+        // neither is a request that failed while the link was down.
+        let decision = retryPolicy.decide(
             failure: failure.failure, transient: failure.isTransient, retryAfter: retryAfter,
-            attemptsMade: transfer.attempts - transfer.restarts
-        ) {
+            attemptsMade: transfer.countedAttempts)
+        if failure.isHostBusy {
+            holdHost(of: transfer, retryAfter: retryAfter, decision: decision)
+        }
+        switch decision {
         case .giveUp(let final):
             // A deferred asset is fetched by a later run: from where it stopped.
             transfer.finish(failure: final, keepsPartial: failure.isTransient || transfer.deferral != nil)
@@ -243,6 +401,16 @@ final class TransferLoop {
             transfer.retryAt = clock.now.advanced(by: CheckedNumber.duration(seconds: seconds))
             waiting.append(transfer)
         }
+    }
+
+    /// A 429 or 503 holds every request to its host for the Retry-After it
+    /// gave (when within `maxRetryAfter`), else for this transfer's backoff.
+    private func holdHost(of transfer: Transfer, retryAfter: String?, decision: TransferRetryPolicy.Decision) {
+        var seconds = retryAfter.flatMap { TransferRetryPolicy.seconds(fromRetryAfter: $0, now: time(nil)) }
+        if let given = seconds, given > retryPolicy.maxRetryAfter { seconds = nil }
+        if seconds == nil, case .retry(let backoff) = decision { seconds = backoff }
+        guard let seconds else { return }
+        pacing.hold(transfer.hostKey, until: clock.now.advanced(by: CheckedNumber.duration(seconds: seconds)))
     }
 
     /// Ends every other transfer to `host` now: those in flight are abandoned
@@ -298,9 +466,11 @@ final class TransferLoop {
         if receivingPaused, let rateLimit {
             timeout = min(timeout, max(1, rateLimit.millisecondsUntilSolvent))
         }
-        for transfer in waiting {
-            guard let retryAt = transfer.retryAt else { continue }
-            let remaining = now.duration(to: retryAt)
+        var wakeUps = waiting.compactMap(\.retryAt)
+        wakeUps += [link.nextProbeAt, link.deadline].compactMap { $0 }
+        if !pending.isEmpty, let release = pacing.nextRelease(after: now) { wakeUps.append(release) }
+        for instant in wakeUps {
+            let remaining = now.duration(to: instant)
             let milliseconds = remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000
             // Rounded up, so the loop does not wake a hair early and spin.
             timeout = min(timeout, max(0, Int(milliseconds) + 1))
@@ -319,6 +489,8 @@ final class TransferLoop {
             }
         }
         transfers += takeEveryTransfer()
+        link.stopWaiting(at: clock.now, givesUp: false)
+        linkTally.record(link)
         for transfer in transfers {
             transfer.finish(
                 failure: AssetFailure(.network, "transfer engine shut down before \(transfer.request.url) finished"),

@@ -34,4 +34,21 @@ final class TransferObserver: Sendable {
             "retrying \(url) in \(DecimalText.fixed(seconds, digits: 1)) s after attempt \(attempt) failed: \(failure)",
             metadata: ["url": "\(url)", "attempt": "\(attempt)", "error.kind": "\(failure.kind.rawValue)"])
     }
+
+    // The link's outages are the run's news, not one asset's: `notice`, as retries are.
+
+    func linkDown(after failure: AssetFailure, wait: String) {
+        logger.notice(
+            "link down: \(failure); transfers wait for it up to \(wait) s (--link-wait) without using up attempts",
+            metadata: ["error.kind": "\(failure.kind.rawValue)"])
+    }
+
+    func linkBack(after outage: Duration, resuming count: Int) {
+        let seconds = Double(outage.components.seconds) + Double(outage.components.attoseconds) / 1e18
+        logger.notice("link back after \(DecimalText.fixed(seconds, digits: 1)) s: resuming \(count) transfers")
+    }
+
+    func linkGivenUp(wait: String, failing count: Int) {
+        logger.notice("link still down after \(wait) s (--link-wait): \(count) transfers fail; their partial files are kept for the next run")
+    }
 }

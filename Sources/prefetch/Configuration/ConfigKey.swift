@@ -45,6 +45,7 @@ struct ConfigKey: Sendable {
         ConfigKey(name: "max-asset-size", commands: ["run"]),
         ConfigKey(name: "max-unpacked-size", commands: ["run"]),
         ConfigKey(name: "retries", commands: ["run"]),
+        ConfigKey(name: "link-wait", commands: ["run"]),
         ConfigKey(name: "connect-timeout", commands: ["run"]),
         ConfigKey(name: "stall-timeout", commands: ["run"]),
         ConfigKey(name: "max-time", commands: ["run"]),

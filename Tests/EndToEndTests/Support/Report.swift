@@ -47,6 +47,11 @@ struct Report: Decodable {
         var max_asset_bytes, deferred_messages: Int
     }
 
+    struct Link: Decodable {
+        var down_seconds: Double
+        var outages: Int
+    }
+
     var version: String
     var cache_dir: String
     var duration_ms: Int
@@ -55,6 +60,7 @@ struct Report: Decodable {
     var totals: Totals
     var budget: Budget?
     var metered: Metered?
+    var link: Link?
 
     func message(_ id: String) -> Message? { messages.first { $0.id == id } }
     func asset(_ url: String) -> Asset? { assets.first { $0.url == url } }

@@ -122,6 +122,17 @@ func snapshot(_ root: String) -> [String: Data] {
 }
 
 /// A server root of small distinct files, so that every URL is its own object.
+/// `size` random bytes (rounded down to whole 8-byte words) written to `name`
+/// in `directory`, which is made if need be: a body no compression or
+/// coincidence can shorten.
+func writeRandomFile(_ name: String, size: Int, in directory: String) throws -> Data {
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    var generator = SystemRandomNumberGenerator()
+    let data = Data((0..<size / 8).flatMap { _ in withUnsafeBytes(of: generator.next() as UInt64, Array.init) })
+    try data.write(to: URL(fileURLWithPath: "\(directory)/\(name)"))
+    return data
+}
+
 func writeStyleSheets(_ count: Int, in directory: String, bytes: Int = 4096, salt: String = "") throws -> [String] {
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     return try (0..<count).map { index in

@@ -1,0 +1,142 @@
+import FixtureServer
+import Foundation
+import Testing
+
+/// Issue 29: a link that drops is not an asset's failure (docs/limits.md,
+/// "When the link is down"). The link is bench/linkem.py in front of the
+/// fixture server; its `outage` resets every connection and refuses new ones.
+@Suite struct LinkDownTests {
+    static let size = 2 * 1024 * 1024
+    /// The server's pace for the big asset: it is in flight for about eight
+    /// seconds, so an outage lands in its middle even on a loaded machine.
+    static let rate = 256 * 1024
+
+    func bigFile(in scratch: Scratch) throws -> Data {
+        try writeRandomFile("big.bin", size: Self.size, in: scratch.path("www"))
+    }
+
+    /// Runs `arguments` on a fresh cache and, once the big asset's body has
+    /// started (its download file appears), takes the link down for `outage` seconds.
+    func runWithOutage(_ scratch: Scratch, manifest: String, link: LinkEmulator, outage: Double, _ arguments: [String]) async throws -> CommandResult {
+        let cache = scratch.path("cache")
+        try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
+        #expect(try await CommandRunner.prefetch(["gc", "--cache-dir", cache]).status == 0)
+        let watch = try DirectoryWatch("\(cache)/tmp")
+        let child = try RunningCommand(["run", manifest, "--cache-dir", cache, "--json", "--log-level", "notice"] + arguments)
+        let finished = Task { let result = await child.wait(); watch.stop(); return result }
+        _ = try #require(await watch.created(prefix: "download-"), "the run created no download file")
+        try link.outage(seconds: outage)
+        return await finished.value
+    }
+
+    @Test func linkDownAndBackMidTransferResumesWithoutUsingAttempts() async throws {
+        let scratch = try Scratch()
+        let data = try bigFile(in: scratch)
+        // A small send buffer: the log's byte counts follow what left the socket.
+        let server = try await FixtureServer.start(root: scratch.path("www"), sendBufferBytes: 16 * 1024) { _ in }
+        let link = try await LinkEmulator(upstream: server.port)
+        let url = link.url("big.bin?rate=\(Self.rate)")
+        let manifest = try scratch.write("m.json", try manifestJSON([inapp("big", ["type": "HTML", "asset_urls": [url]])]))
+
+        let result = try await runWithOutage(scratch, manifest: manifest, link: link, outage: 3, ["--retries", "1"])
+        let requests = server.requests()
+        try await server.stop()
+
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try result.report()
+        #expect(report.message("big")?.status == "ready")
+        let path = try #require(report.message("big")?.assets.first?.path)
+        #expect(FileManager.default.contents(atPath: path) == data)
+        // Resumed where the cut left it: one request with Range and If-Range got a 206.
+        #expect(requests.contains { $0.headers["range"] != nil && $0.headers["if-range"] != nil && $0.status == 206 }, "\(requests)")
+        let sent = requests.reduce(0) { $0 + $1.bodyBytes }
+        #expect(sent >= Self.size && sent <= Self.size + 256 * 1024, "the server sent \(sent) bytes for a \(Self.size)-byte file")
+        #expect(report.link?.outages == 1)
+        #expect((report.link?.down_seconds ?? 0) > 0)
+        #expect(result.stderr.contains("link down: "), "\(result.stderr)")
+        #expect(result.stderr.contains("link back after "), "\(result.stderr)")
+    }
+
+    @Test func oneHostFailingAloneUsesPerAssetAttempts() async throws {
+        let scratch = try Scratch()
+        let good = try writeStyleSheets(2, in: scratch.path("good"))
+        let other = try writeStyleSheets(1, in: scratch.path("other"), salt: "other")
+        let working = try await FixtureServer.start(root: scratch.path("good"))
+        let failing = try await FixtureServer.start(root: scratch.path("other"))
+        // The failing host answers one asset and resets every request for the
+        // other: the link is fine, the failures are that URL's.
+        let broken = failing.url("\(other[0])?reset=1")
+        let manifest = try scratch.write("m.json", try manifestJSON(
+            htmlMessages(good, server: working.url)
+                + [inapp("fine", ["type": "HTML", "asset_urls": [failing.url(other[0])]])]
+                + [inapp("broken", ["type": "HTML", "asset_urls": [broken]])]))
+        // One at a time, in manifest order: the broken asset fails with nothing else in flight.
+        let result = try await CommandRunner.prefetch([
+            "run", manifest, "--cache-dir", scratch.path("cache"), "--json", "--retries", "2", "--concurrency", "1", "--head-start", "0",
+        ])
+        let brokenRequests = failing.requests().filter { $0.query == "reset=1" }
+        try await working.stop()
+        try await failing.stop()
+
+        #expect(result.status == 1, "\(result.stderr)")
+        let report = try result.report()
+        #expect(report.message("html0")?.status == "ready")
+        #expect(report.message("html1")?.status == "ready")
+        #expect(report.message("fine")?.status == "ready")
+        #expect(report.message("broken")?.verdict == "discarded:asset_download_failed")
+        // --retries 2: three attempts, each its own request; libcurl replays
+        // the first once on a fresh connection, as it does when a reused
+        // keep-alive connection dies before any answer.
+        #expect(report.asset(broken)?.attempts == 3)
+        #expect((3...4).contains(brokenRequests.count), "\(brokenRequests.count) requests")
+        #expect(report.asset(broken)?.error?.message.contains("--link-wait") == false)
+        #expect(report.link?.outages == 0)
+        #expect(!result.stderr.contains("link down"), "\(result.stderr)")
+    }
+
+    @Test func linkWaitRunsOutAndFailsTheParkedAssets() async throws {
+        let scratch = try Scratch()
+        _ = try bigFile(in: scratch)
+        let server = try await FixtureServer.start(root: scratch.path("www"))
+        let link = try await LinkEmulator(upstream: server.port)
+        let url = link.url("big.bin?rate=\(Self.rate)")
+        let manifest = try scratch.write("m.json", try manifestJSON([inapp("big", ["type": "HTML", "asset_urls": [url]])]))
+
+        let result = try await runWithOutage(scratch, manifest: manifest, link: link, outage: 10, ["--link-wait", "2"])
+        try await server.stop()
+
+        #expect(result.status == 1, "\(result.stderr)")
+        let report = try result.report()
+        #expect(report.message("big")?.verdict == "discarded:asset_download_failed")
+        let message = try #require(report.asset(url)?.error?.message)
+        #expect(message.contains("the link was down for 2 s (--link-wait)"), "\(message)")
+        #expect(report.link?.outages == 1)
+        #expect(result.stderr.contains("link still down after 2 s (--link-wait)"), "\(result.stderr)")
+    }
+
+    @Test func retryAfterHoldsEveryRequestToThatHost() async throws {
+        let scratch = try Scratch()
+        let names = try writeStyleSheets(3, in: scratch.path("www"))
+        let server = try await FixtureServer.start(root: scratch.path("www"))
+        let busy = server.url("\(names[0])?fail_first=1&retry_after=2")
+        let manifest = try scratch.write("m.json", try manifestJSON(
+            [inapp("busy", ["type": "HTML", "asset_urls": [busy]])]
+                + htmlMessages(Array(names.dropFirst()), server: server.url)))
+        // One transfer at a time: the others are queued when the 503 comes.
+        let result = try await CommandRunner.prefetch([
+            "run", manifest, "--cache-dir", scratch.path("cache"), "--json", "--concurrency", "1", "--head-start", "0",
+        ])
+        let requests = server.requests()
+        try await server.stop()
+
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try result.report().totals.ready == 3)
+        let refused = try #require(requests.first { $0.status == 503 }, "\(requests)")
+        let later = requests.filter { $0 != refused }
+        #expect(later.count == 3)
+        // No request to the host started before the instant Retry-After named.
+        for request in later {
+            #expect(request.startedAt >= refused.startedAt + 2, "\(request.target) started \(request.startedAt - refused.startedAt) s after the 503")
+        }
+    }
+}
