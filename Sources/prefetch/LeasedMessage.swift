@@ -1,53 +1,35 @@
 import AssetCache
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The leases of one message of `readiness.json`, taken. Only `messages[].id`
-/// and `messages[].assets[].lease` are read; other keys are the index's
-/// business. The index lies in the cache, so a lease path is not opened as
-/// given: its last component names the object, whose lease file is opened
-/// below the cache's own `leases/` without following a link.
+/// The leases of one message of `readiness.json`, taken. The index is read by
+/// the same strict reader as `prefetch ready`, keeping only that message. It
+/// lies in the cache, so no path in it is opened as given: the asset's
+/// `object` names the lease file, which is opened below the cache's own
+/// `leases/` without following a link.
 enum LeasedMessage {
-    static let indexName = "readiness.json"
-
-    private struct Index: Decodable {
-        struct Message: Decodable {
-            var id: String
-            var assets: [Asset]?
-        }
-        struct Asset: Decodable {
-            var lease: String?
-        }
-        var messages: [Message]
-    }
-
     /// The descriptors holding the message's leases (close-on-exec).
     static func take(_ id: String, in store: CacheStore) throws(CommandFailure) -> [Int32] {
-        let indexPath = store.directory.path(of: indexName)
-        guard let bytes = store.directory.contents(of: indexName, limit: 256 << 20) else {
-            throw CommandFailure(message: "no readiness index at \(indexPath): a run writes it", status: ExitStatus.usage)
-        }
-        let index: Index
+        let indexPath = store.directory.path(of: ReadinessIndex.fileName)
+        let index: ReadinessIndex?
         do {
-            index = try JSONDecoder().decode(Index.self, from: Data(bytes))
+            index = try store.readReadinessIndex(only: [id], triggers: false)
         } catch {
             throw CommandFailure(message: "\(indexPath) is not a readiness index: \(error)", status: ExitStatus.usage)
+        }
+        guard let index else {
+            throw CommandFailure(message: "no readiness index at \(indexPath): a run writes it", status: ExitStatus.usage)
         }
         guard let message = index.messages.first(where: { $0.id == id }) else {
             throw CommandFailure(message: "no message '\(id)' in \(indexPath)", status: ExitStatus.usage)
         }
         var held: [Int32] = []
-        for lease in (message.assets ?? []).compactMap(\.lease) {
-            let sha256 = String(lease.split(separator: "/").last ?? "")
+        for asset in message.assets where asset.lease != nil || asset.object != nil {
+            let sha256 = asset.object ?? ""
             guard sha256.utf8.count == 64, sha256.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
                 held.forEach { close($0) }
-                throw CommandFailure(message: "\(indexPath) names '\(lease)' as a lease, which is not a lease file of the cache", status: ExitStatus.usage)
+                throw CommandFailure(message: "\(indexPath) names '\(sha256)' as an object, which is not a SHA-256", status: ExitStatus.usage)
             }
             guard let fd = store.takeLease(sha256: sha256) else {
                 held.forEach { close($0) }
