@@ -10,39 +10,39 @@ import Darwin
 /// transfers in flight and those waiting to retry. Only that thread touches it,
 /// so none of it needs a lock; other threads reach it through the inbox.
 final class TransferLoop {
-    private let multi: UnsafeMutableRawPointer
-    private let inbox: TransferInbox
-    private let limits: TransferLimits
-    private let connections: ConnectionTally
-    private let linkTally: LinkTally
-    private let retryPolicy: TransferRetryPolicy
-    private let clock = ContinuousClock()
+    let multi: UnsafeMutableRawPointer
+    let inbox: TransferInbox
+    let limits: TransferLimits
+    let connections: ConnectionTally
+    let linkTally: LinkTally
+    let retryPolicy: TransferRetryPolicy
+    let clock = ContinuousClock()
 
-    private var pending = TransferQueue<Transfer>()
+    var pending = TransferQueue<Transfer>()
     /// Backing off between attempts. Their deadlines bound the poll timeout, so
     /// no thread sleeps for a retry.
-    private var waiting: [Transfer] = []
-    private var active: [UInt64: Transfer] = [:]
-    private var activePerHost: [String: Int] = [:]
-    private var nextSequence = 0
+    var waiting: [Transfer] = []
+    var active: [UInt64: Transfer] = [:]
+    var activePerHost: [String: Int] = [:]
+    var nextSequence = 0
     /// Set by `cancelAll`: from then on nothing starts.
-    private var cancelReason: String?
-    private var hostTimeouts: HostTimeouts
+    var cancelReason: String?
+    var hostTimeouts: HostTimeouts
     /// `limitRate`, shared by every transfer; while it is overdrawn, every
     /// transfer's receiving is paused and nothing new starts.
-    private let rateLimit: RateLimit?
-    private var receivingPaused = false
+    let rateLimit: RateLimit?
+    var receivingPaused = false
     /// Whether the link is down; while it is, failed transfers are parked
     /// here (without using up an attempt) and nothing starts but one probe.
-    private var link: LinkWatch
-    private var parked = TransferQueue<Transfer>()
+    var link: LinkWatch
+    var parked = TransferQueue<Transfer>()
     /// The connect that tells whether the link is down, or back.
-    private var probe: LinkProbe?
+    var probe: LinkProbe?
     /// The failure that made the link suspect, and whom to tell of outages:
     /// the run's observer, from the transfer that saw it.
-    private var suspicion: (failure: AssetFailure, observer: TransferObserver?)?
+    var suspicion: (failure: AssetFailure, observer: TransferObserver?)?
     /// Hosts that answered 429 or 503, held for every transfer to them.
-    private var pacing = HostPacing()
+    var pacing = HostPacing()
 
     /// The longest the thread blocks in curl_multi_poll with nothing to wake it;
     /// libcurl shortens it to its own timers, the inbox wakes it early.
@@ -132,7 +132,7 @@ final class TransferLoop {
     }
 
     /// Active (detached, attempt abandoned), queued and waiting-to-retry transfers.
-    private func takeEveryTransfer() -> [Transfer] {
+    func takeEveryTransfer() -> [Transfer] {
         var transfers: [Transfer] = []
         for transfer in Array(active.values) {
             detach(transfer)
@@ -219,119 +219,6 @@ final class TransferLoop {
         }
     }
 
-    // MARK: the link
-
-    private func startDueProbe() {
-        guard probe == nil, link.isProbeDue(at: clock.now) else { return }
-        startProbe()
-    }
-
-    private func startProbe() {
-        link.probeStarted()
-        guard let started = LinkProbe(host: link.probeHost, limits: limits), ccurl_multi_add_handle(multi, started.easy) == CURLM_OK else {
-            probeEnded(linkIsUp: false)
-            return
-        }
-        probe = started
-    }
-
-    private func stopProbe() {
-        guard let probe else { return }
-        ccurl_multi_remove_handle(multi, probe.easy)
-        self.probe = nil
-    }
-
-    private func probeEnded(linkIsUp: Bool) {
-        let now = clock.now
-        let host = probe?.host ?? link.probeHost
-        stopProbe()
-        if linkIsUp {
-            linkHeard(from: host, at: now)
-        } else if link.probeFailed(at: now) {
-            linkWentDown()
-        }
-    }
-
-    /// Any byte from any host (or a probe's connect) says the link carries
-    /// bytes: an outage ends and every parked transfer goes back into the
-    /// queue, to resume with Range.
-    /// Returns whether an outage ended (parked transfers are waiting to start).
-    private func noteBytesHeard() -> Bool {
-        var resumed = false
-        for transfer in active.values where transfer.heardBytes {
-            transfer.heardBytes = false
-            resumed = linkHeard(from: transfer.hostKey, at: clock.now) || resumed
-        }
-        return resumed
-    }
-
-    @discardableResult
-    private func linkHeard(from host: String, at now: ContinuousClock.Instant) -> Bool {
-        guard let outage = link.heard(from: host, at: now) else { return false }
-        let resumed = parked.removeAll()
-        for transfer in resumed { pending.insert(transfer) }
-        linkTally.record(link)
-        suspicion?.observer?.linkBack(after: outage, resuming: resumed.count)
-        return true
-    }
-
-    /// Parks `transfer` when the link is down; false leaves it to the
-    /// ordinary per-asset retries, after making the link suspect if this
-    /// failure completes the picture of every host failing.
-    private func parkIfLinkDown(_ transfer: Transfer, failure: AttemptFailure) -> Bool {
-        guard link.isDown else {
-            transfer.linkFailurePeriod = link.quietPeriod
-            if link.failed(host: transfer.hostKey, hostsInFlight: Set(active.values.lazy.map(\.hostKey)), at: clock.now) {
-                suspicion = (failure.failure, transfer.request.observer)
-                startProbe()
-            }
-            return false
-        }
-        transfer.forgiveAttempt()
-        transfer.prepareRetry()
-        parked.insert(transfer)
-        return true
-    }
-
-    /// The probe confirmed it: retries scheduled since the last byte failed in
-    /// this same outage get their attempt back and wait for the link too.
-    private func linkWentDown() {
-        let quietPeriod = link.quietPeriod
-        waiting.removeAll { waiter in
-            guard waiter.linkFailurePeriod == quietPeriod else { return false }
-            waiter.forgiveAttempt()
-            waiter.retryAt = nil
-            parked.insert(waiter)
-            return true
-        }
-        linkTally.record(link)
-        if let suspicion {
-            suspicion.observer?.linkDown(after: suspicion.failure, wait: Self.seconds(link.wait))
-        }
-    }
-
-    /// The link stayed down for `--link-wait`: every transfer ends, its partial
-    /// file kept for the next run, and later ones fail at once.
-    private func endLinkWaitIfOver() {
-        guard let deadline = link.deadline, deadline <= clock.now else { return }
-        link.stopWaiting(at: clock.now, givesUp: true)
-        linkTally.record(link)
-        let transfers = takeEveryTransfer().sorted(by: { $0.sequence < $1.sequence })
-        suspicion?.observer?.linkGivenUp(wait: Self.seconds(link.wait), failing: transfers.count)
-        for transfer in transfers {
-            transfer.finish(failure: linkWaitFailure(transfer), keepsPartial: true)
-        }
-    }
-
-    private func linkWaitFailure(_ transfer: Transfer) -> AssetFailure {
-        AssetFailure(.network, "could not fetch \(transfer.request.url): the link was down for \(Self.seconds(link.wait)) s (--link-wait)")
-    }
-
-    private static func seconds(_ value: Double) -> String {
-        value == value.rounded() ? String(Int64(value)) : DecimalText.fixed(value, digits: 1)
-    }
-
-    /// Returns whether any transfer finished.
     private func collectFinished() -> Bool {
         var finishedAny = false
         var remaining: Int32 = 0
