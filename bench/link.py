@@ -126,6 +126,8 @@ class Run:
     def __init__(self, seconds, status, report, stderr, link_bytes):
         self.seconds, self.status, self.report, self.stderr = seconds, status, report, stderr
         self.down, self.up = link_bytes["down_bytes"], link_bytes["up_bytes"]
+        # What reached the far ends: less, by what an outage dropped in flight.
+        self.delivered = link_bytes.get("down_delivered", self.down) + link_bytes.get("up_delivered", self.up)
 
     def ready(self):
         return self.report["totals"]["ready"] if self.report else 0
@@ -227,6 +229,7 @@ def outage_run(bench, emulator, profile, manifest, seconds, expected, count, log
     bench.add(key + "time", r.seconds)
     bench.add(key + "ready", r.ready())
     bench.add(key + "bytes", r.down + r.up)
+    bench.add(key + "delivered", r.delivered)
     notes = [f"exit {r.status}, {r.seconds:.1f} s" + ("" if fired else ", ended before the outage")]
     if r.ready() < count:
         errors = {}

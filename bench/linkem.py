@@ -13,7 +13,14 @@ Every connection made to PORT is carried to HOST:PORT through one link:
 - outages on command: every open connection is reset (the kernel sends RST,
   so a client reads "Connection reset by peer", as at a cell handover) and the
   listening socket is closed for the outage (a new connection is refused);
-- byte counters per direction, and a count of connections.
+- byte counters per direction: bytes the link took (`down_bytes`,
+  `up_bytes`: what a carrier bills at its gateway) and bytes it delivered to
+  the far end (`down_delivered`, `up_delivered`: less by what an outage
+  dropped in flight), and a count of connections;
+- a peer that closes its connection stops the other side as a real link
+  does: the far sender learns of it one delay later (the RST's trip) and the
+  link carries what it sent meanwhile, nothing after. Without this the proxy
+  would read a refused body to its end from the server and count it.
 
 No kernel qdisc (tc/netem) is needed, so it runs on any CI and in containers.
 What it does not emulate: loss and reordering (TCP would hide both as delay),
@@ -71,6 +78,7 @@ class Bucket:
         self.rate = rate
         self.free_at = 0.0
         self.bytes = 0
+        self.delivered = 0
 
     async def send(self, size):
         now = time.monotonic()
@@ -109,17 +117,21 @@ class Link:
             return
         pair = (client_writer, server_writer)
         self.connections.add(pair)
+        # When either end is gone (it closed, or a write to it failed): the
+        # other end's pipe stops reading one delay after, the time the news
+        # takes to cross the link.
+        gone = Gone()
         try:
             await asyncio.gather(
-                self.pipe(client_reader, server_writer, self.up),
-                self.pipe(server_reader, client_writer, self.down),
+                self.pipe(client_reader, server_writer, self.up, gone),
+                self.pipe(server_reader, client_writer, self.down, gone),
             )
         finally:
             self.connections.discard(pair)
             for writer in pair:
                 writer.close()
 
-    async def pipe(self, reader, writer, bucket):
+    async def pipe(self, reader, writer, bucket, gone):
         """Read a segment, let the link take it, deliver it `delay` later. The
         delivery runs beside the reading so one-way delay does not limit the
         rate (a link carries delay × rate bytes at once)."""
@@ -137,7 +149,9 @@ class Link:
                     writer.write(data)
                     await writer.drain()
                 except (ConnectionError, RuntimeError):
+                    gone.mark()
                     break
+                bucket.delivered += len(data)
             if writer.can_write_eof() and not writer.is_closing():
                 try:
                     writer.write_eof()
@@ -151,11 +165,20 @@ class Link:
         outages = self.outages
         try:
             while True:
+                if gone.since(self.delay):
+                    break
                 try:
                     data = await reader.read(SEGMENT)
                 except (ConnectionError, OSError):
+                    gone.mark()
                     break
-                if not data or self.outages != outages:
+                if not data:
+                    # The sender closed: for HTTP over this link that is the
+                    # end of the connection (neither curl nor libcurl sends a
+                    # half close), so the other side stops too.
+                    gone.mark()
+                    break
+                if self.outages != outages or gone.since(self.delay):
                     break
                 await bucket.send(len(data))
                 queue.put_nowait((time.monotonic() + self.delay, data))
@@ -178,12 +201,30 @@ class Link:
         return {
             "down_bytes": self.down.bytes,
             "up_bytes": self.up.bytes,
+            "down_delivered": self.down.delivered,
+            "up_delivered": self.up.delivered,
             "connections": self.accepted,
             "outages": self.outages,
         }
 
     def reset_stats(self):
         self.down.bytes = self.up.bytes = self.accepted = self.outages = 0
+        self.down.delivered = self.up.delivered = 0
+
+
+class Gone:
+    """When one end of a connection went away, shared by its two pipes."""
+
+    def __init__(self):
+        self.at = None
+
+    def mark(self):
+        if self.at is None:
+            self.at = time.monotonic()
+
+    def since(self, seconds):
+        """Has the other end known for `seconds` (the delay the news takes)?"""
+        return self.at is not None and time.monotonic() >= self.at + seconds
 
 
 def reset(writer):

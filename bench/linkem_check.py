@@ -6,8 +6,9 @@
 Starts linkem as a process in front of a small TCP server of its own and checks
 what rows L rely on: the rate of a shared link (two connections at once get the
 link's rate between them, not each), the one-way delay (a request and its answer
-take two of them), the byte counters, and an outage (an open connection is
-reset, a new one refused, and one accepted again afterwards). About 5 seconds;
+take two of them), the byte counters, a peer that closes (the link stops
+carrying), and an outage (an open connection is reset, a new one refused, and
+one accepted again afterwards). About 6 seconds;
 not part of `make test` (it measures time).
 """
 
@@ -96,6 +97,20 @@ def main():
         stats = control.stats()
         results.append(check("byte counters", stats["down_bytes"] == 2 * SIZE and stats["up_bytes"] == 8
                              and stats["connections"] == 2, json.dumps(stats)))
+
+        # A client that stops reading a big answer and closes: the link carries
+        # what the server sent until the close reached it (one delay), not the
+        # rest of the answer the server would go on writing.
+        control.reset_stats()
+        with socket.create_connection(("127.0.0.1", port)) as sock:
+            sock.sendall(b"big\n")
+            sock.recv(1)
+        time.sleep(SIZE / (RATE / 8) + 2 * DELAY)
+        carried = control.stats()["down_bytes"]
+        bound = 3 * DELAY * RATE / 8
+        results.append(check("a closed peer stops the link", carried <= bound,
+                             f"{carried} of {SIZE} bytes carried after the client closed, at most {bound:.0f} "
+                             f"(the bytes in flight for three delays)"))
 
         with socket.create_connection(("127.0.0.1", port)) as sock:
             sock.sendall(b"small\n")

@@ -33,7 +33,10 @@ extension HTTPHandler {
         if !bodyAllowed {
             plan.body.close()
             plan.body = .none
-        } else if route.chunked {
+        }
+        // A chunked route stands for a body of unknown length (generated as it
+        // goes): a HEAD of it cannot name a length either.
+        if route.chunked {
             plan.headers.remove(name: "Content-Length")
         }
         // HTTP/1.0 has no chunking: a body without a length ends with the connection.

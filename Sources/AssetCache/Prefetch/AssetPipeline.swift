@@ -64,14 +64,19 @@ struct AssetPipeline: Sendable {
         }
 
         var allowance = downloadAllowance(for: item, position: position)
-        if allowance != nil {
-            await admission?.waitForTurn(position)
+        if let limits = allowance {
             // The size the ref remembers (a revalidation may bring a new body of
-            // about that size); else the response head or the body will tell.
-            if let reason = allowance?.admit(bytes: cached?.ref.bytes) {
+            // about that size), else what a HEAD says; asked before the turn, so
+            // the probes go out side by side.
+            let size = await sizeBeforeBody(of: item, cached: cached, allowance: limits, engine: engine)
+            await admission?.waitForTurn(position)
+            if let reason = allowance?.admit(bytes: size) {
                 admission?.settle(position)
                 return deferred(item, reason, cached: cached, attempts: 0)
             }
+            // A new body's share is taken: the next asset need not wait for its
+            // head. A revalidation's waits: a 304 gives its share back.
+            if size != nil, cached == nil { admission?.settle(position) }
         }
 
         let download = store.temporaryFile("download")

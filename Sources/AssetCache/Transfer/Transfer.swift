@@ -151,6 +151,7 @@ final class Transfer: TransferQueueItem {
         // bytes (and, for a pin-less asset, the choice of them).
         set(ccurl_easy_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, hostKey.hasPrefix("https://") ? "https" : "http,https"))
         set(ccurl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, request.followsRedirects ? 1 : 0))
+        if request.headOnly { set(ccurl_easy_setopt_long(easy, CURLOPT_NOBODY, 1)) }
         set(ccurl_easy_setopt_long(easy, CURLOPT_MAXREDIRS, limits.maxRedirects))
         // Requests that start together towards a new host wait for the first TLS
         // handshake to say (ALPN) whether it multiplexes (HTTP/2). Not over plain

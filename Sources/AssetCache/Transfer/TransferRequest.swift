@@ -26,6 +26,8 @@ package struct TransferRequest: Sendable {
     package var maxSize: Int64?
     /// The run's byte budget and metered cap for this asset; nil for neither.
     package var allowance: DownloadAllowance?
+    /// A `HEAD` request: the response head (its Content-Length) and no body.
+    package var headOnly = false
 
     package init(url: String, destination: String, priority: Int = 0, headers: [String] = [], resume: Resume? = nil) {
         self.init(url: url, location: FileLocation(path: destination), priority: priority, headers: headers, resume: resume)
