@@ -14,7 +14,9 @@ message per asset, the last at session start. For each link, in one run:
   corpus's bytes.
 - a cold run with an outage of 5 s, and one of 30 s, started at 0.4 x curl's
   median time on that link (`outage` on linkem's control port: every connection
-  reset, new ones refused): every message ready in that same run? bytes / corpus;
+  reset, new ones refused): every message ready in that same run? bytes
+  delivered / corpus (what the link had in flight as it dropped, lost whatever
+  the client, is in the note with the bytes the link took);
   time / (curl + outage), whose target is curl + outage + 3 s. When a run ends
   with messages not ready, the note says what a second run (the same cache, link
   up) then moved. Bytes and time count as met only when the run made every
@@ -271,6 +273,11 @@ def run(bench, nginx_class, assets, www, log):
         nginx.stop()
 
 
+def profile_bdp(profile):
+    """Bytes a link holds in flight one way: its down rate x its one-way delay."""
+    return linkem.parse_rate(profile.down) * linkem.parse_delay(profile.delay)
+
+
 def rows(s, notes, row):
     """The table's rows L, from the samples `run` added."""
     for profile in LINKS:
@@ -297,9 +304,16 @@ def rows(s, notes, row):
             all_ready = s[out + "ready"] >= count
             row(f"{name}: {seconds} s outage at 40%: all ready in the run",
                 f"{'yes' if all_ready else 'no'} ({s[out + 'ready']:.0f} of {count})", "yes", all_ready, notes.get(out, ""))
-            ratio = s[out + "bytes"] / total
+            # Through the link: what reached the device and the server. What was
+            # in flight when the link dropped (its rate x one-way delay) is lost
+            # whatever the client does; the note shows it, and what the link took.
+            through = s.get(out + "delivered", s[out + "bytes"])
+            ratio = through / total
+            dropped = s[out + "bytes"] - through
             row(f"{name}: {seconds} s outage: bytes / corpus", f"{ratio:.3f}", "<= 1.02", all_ready and ratio <= 1.02,
-                "" if all_ready else "not every message ready: the bytes of an unfinished run")
+                f"delivered down + up; the link took {s[out + 'bytes'] / total:.3f}x: {dropped / 1e3:.0f} kB were in flight "
+                f"when it dropped (rate x delay {profile_bdp(profile) / 1e3:.0f} kB)"
+                + ("" if all_ready else "; not every message ready: the bytes of an unfinished run"))
             base = s[key + "curl"] + seconds
             ratio = s[out + "time"] / base
             limit = (base + OUTAGE_SLACK) / base

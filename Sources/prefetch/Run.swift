@@ -29,7 +29,7 @@ struct Run: AsyncParsableCommand {
     var concurrency = 8
 
     @Option(help: "Transfers at once to one host.")
-    var perHost = 6
+    var perHost = 8
 
     @Option(help: ArgumentHelp("Disk budget for objects and trees (K, M, G suffixes); remembered for later gc and status.", valueName: "size"))
     var budget: ByteSize?
