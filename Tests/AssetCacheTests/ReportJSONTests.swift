@@ -46,6 +46,6 @@ import Testing
         #expect((written?["link"] as? NSDictionary)?["down_seconds"] as? Double == 3.25)
         #expect((written?["manifest"] as? NSDictionary)?["source"] as? String == "stored")
         #expect((written?["scrub"] as? NSDictionary)?["bytes_read"] as? Int == 4096)
-        #expect(String(decoding: report.prettyJSON(), as: UTF8.self).hasPrefix("{\n  \"version\" : \"1.3.0\",\n  \"cache_dir\" : \"/cache/dir\","))
+        #expect(String(decoding: report.prettyJSON(), as: UTF8.self).hasPrefix("{\n  \"version\" : \"1.4.0\",\n  \"cache_dir\" : \"/cache/dir\","))
     }
 }

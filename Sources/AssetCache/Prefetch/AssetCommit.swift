@@ -23,6 +23,8 @@ struct AssetCommit {
         var result: TransferResult
         /// The kinds whose checks it passed: what its ref vouches for.
         var passed: AssetKinds
+        /// What unpacking the ZIP wrote and linked, when this run unpacked it.
+        var unpack: UnpackTally?
     }
 
     /// What the checks of each kind the item is used as made of one body.
@@ -39,14 +41,16 @@ struct AssetCommit {
 
     /// Checks the body as each kind the item is used as, each on its own: bytes
     /// that decode as an image are not thereby a ZIP, nor the other way round.
-    /// Integrity is of the bytes, so a mismatch fails every kind.
-    func validate(_ item: AssetPlan.Item, download: FileLocation, result: TransferResult) -> Checked {
+    /// Integrity is of the bytes, so a mismatch fails every kind. `previous`
+    /// names the URL's cached ZIP, whose tree lends the new one its unchanged files.
+    func validate(_ item: AssetPlan.Item, download: FileLocation, result: TransferResult, previous: String? = nil) -> Checked {
         let tmp = download.directory
         // An empty body never triggered the write callback, so no file was made.
         if tmp.status(download.name) == nil, let fd = try? tmp.openFile(download.name, O_CREAT | O_WRONLY, mode: 0o600) { close(fd) }
         var tree: FileLocation?
         var treeDigests: FileLocation?
         var passed = AssetKinds()
+        var unpack: UnpackTally?
         defer {
             if passed.isEmpty {
                 tmp.unlink(download.name)
@@ -80,9 +84,12 @@ struct AssetCommit {
                         check = .success(())
                     } else {
                         let unpacked = store.temporaryFile("tree")
-                        check = ArchiveUnpacker.unpack(zipPath: path, into: unpacked, limits: options.archive).flatMap { info in
-                            writeDigestList(info.digests).map { treeDigests = $0 }
-                        }
+                        let previousTree = previous.flatMap { $0 == result.sha256 ? nil : store.openTree($0) }
+                        check = ArchiveUnpacker.unpack(zipPath: path, into: unpacked, previous: previousTree, limits: options.archive)
+                            .flatMap { info in
+                                unpack = UnpackTally(info)
+                                return writeDigestList(info.digests).map { treeDigests = $0 }
+                            }
                         if case .success = check {
                             tree = unpacked
                         } else {
@@ -103,7 +110,8 @@ struct AssetCommit {
         }
         guard !passed.isEmpty else { return Checked(valid: nil, failures: failures) }
         return Checked(
-            valid: Validated(item: item, download: download, tree: tree, treeDigests: treeDigests, result: result, passed: passed),
+            valid: Validated(
+                item: item, download: download, tree: tree, treeDigests: treeDigests, result: result, passed: passed, unpack: unpack),
             failures: failures)
     }
 

@@ -117,7 +117,9 @@ struct AssetPipeline: Sendable {
             if let reason = result.deferral { return deferred(item, reason, cached: cached, attempts: result.attempts) }
             return failed(item, failure, result: result, cached: cached)
         }
-        let checked = await validation.run { [committer] in committer.validate(item, download: download, result: result) }
+        // The tree the new ZIP may link unchanged files from: the one it replaces.
+        let previous = cached?.path(as: .archive) != nil ? cached?.ref.object : nil
+        let checked = await validation.run { [committer] in committer.validate(item, download: download, result: result, previous: previous) }
         var committed: Result<Validated, AssetFailure>?
         if let valid = checked.valid {
             let entry = committer.pending(valid)
@@ -133,7 +135,8 @@ struct AssetPipeline: Sendable {
             case .success(let valid)?:
                 return AssetRecord(
                     url: item.url, kind: kind, outcome: .downloaded, sha256: result.sha256, bytes: result.bytes,
-                    path: committer.localPath(valid, as: kind), attempts: result.attempts, failure: nil, finishedMs: finished)
+                    path: committer.localPath(valid, as: kind), attempts: result.attempts, failure: nil, finishedMs: finished,
+                    unpack: kind == .archive ? valid.unpack : nil)
             case .failure(let failure)?:
                 return .failed(item.url, kind, failure, attempts: result.attempts, finishedMs: finished)
             case nil:

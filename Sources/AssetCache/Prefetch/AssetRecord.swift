@@ -19,6 +19,9 @@ public struct AssetRecord: Sendable, Equatable {
     public var deferral: DiscardReason?
     /// Milliseconds from the start of the run until this asset was usable or failed.
     public var finishedMs: Int
+    /// An archive this run unpacked: its files, and those linked from the
+    /// tree of the version it replaced (format 1.4.0).
+    public var unpack: UnpackTally?
 
     public var state: AssetState {
         if let path { return .available(path: path) }

@@ -113,6 +113,15 @@ extension AssetRecord {
             if let path { json.key("path"); json.string(path) }
             json.key("attempts"); json.integer(attempts)
             if let deferral { json.key("reason"); json.string(deferral.rawValue) }
+            if let unpack {
+                json.key("unpack")
+                json.object { json in
+                    json.key("files"); json.integer(unpack.files)
+                    json.key("bytes"); json.integer(unpack.bytes)
+                    json.key("linked_files"); json.integer(unpack.linkedFiles)
+                    json.key("linked_bytes"); json.integer(unpack.linkedBytes)
+                }
+            }
             json.key("error")
             if let failure {
                 json.object { json in

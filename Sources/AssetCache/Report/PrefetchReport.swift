@@ -1,7 +1,7 @@
 /// The result of a run, encoded as the JSON report of docs/report.md.
 public struct PrefetchReport: Sendable, Encodable {
     /// The report format's version, bumped when keys change meaning.
-    public static let formatVersion = "1.3.0"
+    public static let formatVersion = "1.4.0"
 
     public var cacheDirectory: String
     public var durationMs: Int
@@ -229,7 +229,7 @@ public struct MessageReport: Sendable, Encodable {
 
 extension AssetRecord: Encodable {
     enum CodingKeys: String, CodingKey {
-        case url, kind, outcome, sha256, bytes, path, attempts, reason, error
+        case url, kind, outcome, sha256, bytes, path, attempts, reason, unpack, error
     }
 
     private struct ErrorBody: Encodable {
@@ -247,6 +247,7 @@ extension AssetRecord: Encodable {
         try container.encodeIfPresent(path, forKey: .path)
         try container.encode(attempts, forKey: .attempts)
         try container.encodeIfPresent(deferral, forKey: .reason)
+        try container.encodeIfPresent(unpack, forKey: .unpack)
         if let failure {
             try container.encode(ErrorBody(kind: failure.kind, message: failure.message), forKey: .error)
         } else {

@@ -63,9 +63,16 @@ extension CacheStore {
         return Int64(info.st_size)
     }
 
-    /// Bytes of the files of an unpacked tree, at any depth.
+    /// Bytes of the files of an unpacked tree, at any depth. A file a newer
+    /// version's tree links (``PreviousTree``) counts in each tree that holds
+    /// it: the budget counts what each tree needs, so the disk holds at most it.
     func treeSize(_ sha256: String) -> Int64 {
-        (try? shard(of: sha256, in: trees)?.openDirectory(sha256))?.treeSize() ?? 0
+        openTree(sha256)?.treeSize() ?? 0
+    }
+
+    /// The unpacked tree of `sha256`, open; nil when it is absent (or a link).
+    func openTree(_ sha256: String) -> Directory? {
+        try? shard(of: sha256, in: trees)?.openDirectory(sha256)
     }
 
     func hasObject(_ sha256: String) -> Bool { has(sha256, in: objects, where: "an object") { $0.isFile(sha256) } }

@@ -42,6 +42,12 @@ final class TreeWriter {
         }
     }
 
+    /// Links `file` of the previous tree at `components`, its parents created
+    /// as needed; false when the file system refused (the caller writes it).
+    func link(_ components: [String], to file: ReusableFile) throws(AssetFailure) -> Bool {
+        file.link(into: try openDirectory(components.dropLast()), as: components[components.count - 1])
+    }
+
     /// The directory at `components`, created as needed. Only the directory in
     /// hand is open, whatever the depth.
     private func openDirectory(_ components: ArraySlice<String>) throws(AssetFailure) -> Directory {

@@ -30,7 +30,13 @@ struct Report: Decodable {
         var attempts: Int
         /// deferred: the download limit that left it for a later run.
         var reason: String?
+        /// An archive the run unpacked: its files, and those linked from the previous version's tree.
+        var unpack: Unpack?
         var error: Failure?
+    }
+
+    struct Unpack: Decodable, Equatable {
+        var files, bytes, linked_files, linked_bytes: Int
     }
 
     struct Totals: Decodable {
