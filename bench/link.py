@@ -39,6 +39,7 @@ import sys
 import threading
 import time
 
+import delta
 import linkem
 from harness import BENCH, measure, message, write_json
 
@@ -269,6 +270,9 @@ def run(bench, nginx_class, assets, www, log):
     try:
         for profile in LINKS:
             run_link(bench, profile, nginx, assets, log)
+            # Rows D (bench/delta.py): bundles updated by delta over the same link;
+            # every update case on the LTE-like link, the one-file update on both.
+            delta.run_profile(bench, profile, Emulator, nginx, www, log, matrix=profile is LINKS[0])
     finally:
         nginx.stop()
 
@@ -330,3 +334,4 @@ def rows(s, notes, row):
                 f"budget {budget / 1e6:.2f} MB + the largest asset {largest / 1e3:.0f} kB (one transfer in flight); {note}")
         elif budget_note:
             row(what, budget_note, "<= budget + largest asset", note="the binary has no --max-download-bytes")
+    delta.rows(notes, LINKS, row)
