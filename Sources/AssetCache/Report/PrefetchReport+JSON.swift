@@ -113,6 +113,15 @@ extension AssetRecord {
             if let path { json.key("path"); json.string(path) }
             json.key("attempts"); json.integer(attempts)
             if let deferral { json.key("reason"); json.string(deferral.rawValue) }
+            if let delta {
+                json.key("delta")
+                json.object { json in
+                    json.key("fetched_bytes"); json.integer(delta.fetchedBytes)
+                    json.key("reused_bytes"); json.integer(delta.reusedBytes)
+                    json.key("requests"); json.integer(delta.requests)
+                }
+            }
+            if let deltaFallback { json.key("delta_fallback"); json.string(deltaFallback.rawValue) }
             json.key("error")
             if let failure {
                 json.object { json in

@@ -1,7 +1,7 @@
 /// The result of a run, encoded as the JSON report of docs/report.md.
 public struct PrefetchReport: Sendable, Encodable {
     /// The report format's version, bumped when keys change meaning.
-    public static let formatVersion = "1.3.0"
+    public static let formatVersion = "1.4.0"
 
     public var cacheDirectory: String
     public var durationMs: Int
@@ -229,7 +229,14 @@ public struct MessageReport: Sendable, Encodable {
 
 extension AssetRecord: Encodable {
     enum CodingKeys: String, CodingKey {
-        case url, kind, outcome, sha256, bytes, path, attempts, reason, error
+        case url, kind, outcome, sha256, bytes, path, attempts, reason, delta, error
+        case deltaFallback = "delta_fallback"
+    }
+
+    private struct DeltaBody: Encodable {
+        var fetched_bytes: Int64
+        var reused_bytes: Int64
+        var requests: Int
     }
 
     private struct ErrorBody: Encodable {
@@ -247,6 +254,9 @@ extension AssetRecord: Encodable {
         try container.encodeIfPresent(path, forKey: .path)
         try container.encode(attempts, forKey: .attempts)
         try container.encodeIfPresent(deferral, forKey: .reason)
+        try container.encodeIfPresent(
+            delta.map { DeltaBody(fetched_bytes: $0.fetchedBytes, reused_bytes: $0.reusedBytes, requests: $0.requests) }, forKey: .delta)
+        try container.encodeIfPresent(deltaFallback?.rawValue, forKey: .deltaFallback)
         if let failure {
             try container.encode(ErrorBody(kind: failure.kind, message: failure.message), forKey: .error)
         } else {

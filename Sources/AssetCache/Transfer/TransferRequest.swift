@@ -26,6 +26,9 @@ package struct TransferRequest: Sendable {
     package var maxSize: Int64?
     /// The run's byte budget and metered cap for this asset; nil for neither.
     package var allowance: DownloadAllowance?
+    /// Set when `headers` ask for byte ranges (the delta engine's requests):
+    /// how long a 206 may be, and which whole body to stop at its head.
+    package var ranged: Ranged?
 
     package init(url: String, destination: String, priority: Int = 0, headers: [String] = [], resume: Resume? = nil) {
         self.init(url: url, location: FileLocation(path: destination), priority: priority, headers: headers, resume: resume)
@@ -59,6 +62,23 @@ package struct TransferRequest: Sendable {
         package init(offset: Int64, validator: String) {
             self.offset = offset
             self.validator = validator
+        }
+    }
+
+    /// A request whose own `Range` header the caller judges the answer to. It
+    /// is never resumed (a retry asks for the same ranges again).
+    package struct Ranged: Sendable, Equatable {
+        /// Bytes a 206 may carry: what was asked, plus any multipart framing. A
+        /// longer one (a part that never ends) fails, so memory and disk stay bounded.
+        package var maxPartialBytes: Int64
+        /// A 200 whose strong validator is this one is stopped at its head: the
+        /// file did not change, the server only refused several ranges at once,
+        /// and fewer a request will do without taking the whole file.
+        package var stopsWholeBodyOf: String?
+
+        package init(maxPartialBytes: Int64, stopsWholeBodyOf: String? = nil) {
+            self.maxPartialBytes = maxPartialBytes
+            self.stopsWholeBodyOf = stopsWholeBodyOf
         }
     }
 }

@@ -31,6 +31,13 @@ struct Report: Decodable {
         /// deferred: the download limit that left it for a later run.
         var reason: String?
         var error: Failure?
+        /// A delta refresh of a changed ZIP (issue 30).
+        var delta: Delta?
+        var delta_fallback: String?
+    }
+
+    struct Delta: Decodable {
+        var fetched_bytes, reused_bytes, requests: Int
     }
 
     struct Totals: Decodable {
