@@ -24,7 +24,7 @@ import Testing
 
     /// A first run caches the bundle; `change` makes the next version.
     static func refreshed(
-        _ change: (inout DeltaSite.Files) -> Void, query: String = "", extra: [String] = []
+        _ change: (inout DeltaSite.Files) -> Void, query: String = "", extra: (DeltaSite) -> [String] = { _ in [] }
     ) async throws -> (DeltaSite, DeltaSite.Files, Data, CommandResult) {
         let old = DeltaSite.bundle()
         let site = try await DeltaSite.start(old, query: query)
@@ -34,11 +34,12 @@ import Testing
         change(&new)
         let zip = try site.publish(new)
         site.server.resetLog()
-        return (site, new, zip, try await site.prefetch(extra))
+        return (site, new, zip, try await site.prefetch(extra(site)))
     }
 
     @Test func oneChangedFileFetchesThatFileNotTheZip() async throws {
-        let (site, files, zip, run) = try await Self.refreshed { $0[0].bytes = DeltaSite.noise(4396, seed: 99) }
+        let (site, files, zip, run) = try await Self.refreshed(
+            { $0[0].bytes = DeltaSite.noise(4396, seed: 99) }, extra: { ["--metrics-file", $0.scratch.path("prefetch.prom")] })
         #expect(run.status == 0, "\(run.stderr)")
         let report = try run.report()
         let asset = try #require(report.asset(site.bundleURL))
@@ -57,6 +58,9 @@ import Testing
         #expect(delta.reused_bytes + delta.fetched_bytes >= zip.count)
         #expect(site.server.requests().allSatisfy { $0.headers["range"] != nil })
         try site.expectTree(report, files)
+        #expect(try await CommandRunner.prefetch(["verify", "--cache-dir", site.cache]).status == 0)
+        let metrics = try PrometheusText(String(contentsOfFile: site.scratch.path("prefetch.prom"), encoding: .utf8))
+        #expect(metrics.series("prefetch_delta_saved_bytes_total").first?.value == Double(zip.count - delta.fetched_bytes))
         print("delta one-file: zip \(zip.count) B, fetched \(delta.fetched_bytes) B (206 bodies \(site.bodyBytes(status: 206)) B), "
             + "reused \(delta.reused_bytes) B, \(delta.requests) requests, bound \(bound) B, downloaded_bytes \(report.totals.downloaded_bytes)")
         try await site.server.stop()
@@ -131,7 +135,7 @@ import Testing
     }
 
     @Test func noDeltaDownloadsTheZipWhole() async throws {
-        let (site, files, zip, run) = try await Self.refreshed({ $0[0].bytes = DeltaSite.noise(4396, seed: 99) }, extra: ["--no-delta"])
+        let (site, files, zip, run) = try await Self.refreshed({ $0[0].bytes = DeltaSite.noise(4396, seed: 99) }, extra: { _ in ["--no-delta"] })
         #expect(run.status == 0, "\(run.stderr)")
         let report = try run.report()
         #expect(report.asset(site.bundleURL)?.delta == nil)

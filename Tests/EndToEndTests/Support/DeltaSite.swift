@@ -81,4 +81,15 @@ struct DeltaSite {
     func bodyBytes(status: Int) -> Int {
         server.requests().filter { $0.status == status }.reduce(0) { $0 + $1.bodyBytes }
     }
+
+    /// One request of two ranges to a fixture server, by curl: is the answer multipart?
+    static func serverSpeaksMultipart() async -> Bool {
+        guard let scratch = try? Scratch(), (try? scratch.write("probe.bin", String(repeating: "x", count: 100))) != nil,
+              let server = try? await FixtureServer.start(root: scratch.url.path)
+        else { return false }
+        let answer = try? await SystemTool.run(
+            "curl", ["-s", "-D", "-", "-o", "/dev/null", "-H", "Range: bytes=0-0,2-2", server.url("probe.bin")])
+        try? await server.stop()
+        return answer?.stdoutText.lowercased().contains("multipart/byteranges") ?? false
+    }
 }
