@@ -111,6 +111,10 @@ extension DeltaRefresh {
         }
         download.directory.unlink(download.name)
         var result = tail
+        // Its 206 answers say the server takes ranges, whether or not they
+        // repeat Accept-Ranges (nginx sends it with a 200 only): the next
+        // change is fetched by delta too.
+        result.headers.fields["accept-ranges"] = "bytes"
         result.status = 200
         result.bytes = plan.fileSize
         result.sha256 = sha256
