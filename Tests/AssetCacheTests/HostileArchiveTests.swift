@@ -100,6 +100,25 @@ import Testing
         #expect(spans.first?.start == 0)
     }
 
+    /// The delta engine's tail (issue 30): the same end records and records as
+    /// the whole file gives, at the archive's offsets; a tail too short says
+    /// where it would have to start.
+    @Test func aFetchedTailReadsAsTheWholeArchive() throws {
+        let path = F.hostile("zip/zip64.zip")
+        let whole = try ZipCentralDirectory(path: path)
+        let end = try whole.end()
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let scratch = try F.Scratch()
+        let tail = try scratch.file("tail", contents: bytes.suffix(bytes.count - Int(end.offset)))
+        let read = try ZipCentralDirectory(tailPath: tail, fileSize: UInt64(bytes.count))
+        #expect(try read.end() == end)
+        #expect(try read.records(end) == whole.records(end))
+        let short = try scratch.file("short", contents: bytes.suffix(30))
+        let cut = try ZipCentralDirectory(tailPath: short, fileSize: UInt64(bytes.count))
+        #expect(throws: ZipCentralDirectory.Failure.self) { try cut.records(try cut.end()) }
+        #expect(cut.neededFrom != nil && cut.neededFrom! < UInt64(bytes.count - 30))
+    }
+
     /// End of central directory record: `count` entries, `size` bytes at `offset`.
     static func endRecord(count: UInt16, size: UInt32, offset: UInt32) -> [UInt8] {
         var bytes: [UInt8] = [0x50, 0x4B, 0x05, 0x06, 0, 0, 0, 0]

@@ -95,9 +95,7 @@ struct DeltaRefresh {
     /// with a central directory the tail holds.
     private func readTail(_ result: TransferResult, length: Int64, at location: FileLocation) -> Tail {
         guard result.failure == nil, result.status == 206 else { return .failed(result.status == 416 ? .rangesRefused : .requestFailed) }
-        if let encoding = result.headers["content-encoding"], ResponseHead.trimmed(encoding).lowercased() != "identity" {
-            return .failed(.contentEncoding)
-        }
+        if result.headers.isEncoded { return .failed(.contentEncoding) }
         guard let bounds = Transfer.parseContentRangeBounds(result.headers["content-range"]), let fileSize = bounds.total,
               fileSize <= maxAssetSize, bounds.end == fileSize - 1, bounds.start == max(0, fileSize - length),
               result.bytes == fileSize - bounds.start

@@ -58,9 +58,7 @@ struct RangeFetch {
             guard result.status == 206 else { return .failed(.requestFailed) }
             return MultipartByteranges.boundary(contentType: headers.contentType) == nil ? .failed(.rangeMismatch) : .failed(.multipartInvalid)
         }
-        if let encoding = headers["content-encoding"], ResponseHead.trimmed(encoding).lowercased() != "identity" {
-            return .failed(.contentEncoding)
-        }
+        if headers.isEncoded { return .failed(.contentEncoding) }
         if result.status == 200 { return .whole(body: body, result) }
         guard result.status == 206 else { return .failed(.requestFailed) }
         if let sent = Transfer.strongValidator(of: headers), sent != validator { return .failed(.validatorChanged) }
@@ -82,5 +80,14 @@ struct RangeFetch {
         let range = bounds.start..<(bounds.end + 1)
         guard ranges.contains(range), result.bytes == range.upperBound - range.lowerBound else { return .failed(.rangeMismatch) }
         return .parts(body: body, [MultipartByteranges.Part(range: range, bodyOffset: 0)])
+    }
+}
+
+extension ResponseHeaders {
+    /// A Content-Encoding other than `identity`: the body (and the ranges, RFC
+    /// 9110 §14.1.2) are of the encoded bytes, not the file's.
+    var isEncoded: Bool {
+        guard let encoding = self["content-encoding"] else { return false }
+        return ResponseHead.trimmed(encoding).lowercased() != "identity"
     }
 }
