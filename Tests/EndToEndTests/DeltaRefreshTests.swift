@@ -142,6 +142,17 @@ import Testing
         #expect(site.server.requests().allSatisfy { $0.headers["range"] == nil })
         #expect(report.totals.downloaded_bytes == zip.count)
         try site.expectTree(report, files)
+
+        // The configuration file's `delta = no` says the same.
+        var next = files
+        next[1].bytes = DeltaSite.noise(3000, seed: 7)
+        try site.publish(next)
+        site.server.resetLog()
+        let config = try site.scratch.write("prefetch.conf", "delta = no\n")
+        let configured = try await site.prefetch(["--config", config])
+        #expect(configured.status == 0, "\(configured.stderr)")
+        #expect(try configured.report().asset(site.bundleURL)?.delta == nil)
+        #expect(site.server.requests().allSatisfy { $0.headers["range"] == nil })
         try await site.server.stop()
     }
 }
