@@ -134,6 +134,26 @@ import Testing
         try await site.server.stop()
     }
 
+    /// `etag=` makes the server send an ETag it does not match `If-Range`
+    /// against: to the client, the file changed after its tail. Several
+    /// ranges answered 200 are stopped at the head (the same validator: a
+    /// server refusing them); one range answered 200 is the new file, taken
+    /// as the full download, not asked for again.
+    @Test func aWholeFileAnsweringIfRangeIsTheDownload() async throws {
+        let (site, files, zip, run) = try await Self.refreshed({ $0[0].bytes = DeltaSite.noise(4396, seed: 99) }, query: "&etag=%22x%22")
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try run.report()
+        let asset = try #require(report.asset(site.bundleURL))
+        #expect(asset.delta_fallback == "whole_file")
+        #expect(asset.sha256 == Self.sha256(zip))
+        let requests = site.server.requests()
+        #expect(requests.allSatisfy { $0.headers["range"] != nil })
+        #expect(requests.filter { $0.status == 200 && !($0.headers["range"] ?? "").contains(",") }.count == 1)
+        #expect(report.totals.downloaded_bytes <= Int(Double(zip.count) * 1.1))
+        try site.expectTree(report, files)
+        try await site.server.stop()
+    }
+
     @Test func noDeltaDownloadsTheZipWhole() async throws {
         let (site, files, zip, run) = try await Self.refreshed({ $0[0].bytes = DeltaSite.noise(4396, seed: 99) }, extra: { _ in ["--no-delta"] })
         #expect(run.status == 0, "\(run.stderr)")
