@@ -77,6 +77,16 @@ struct Run: AsyncParsableCommand {
     @Option(name: .customLong("metered-config"), help: .hidden)
     var meteredConfig: MeteredChoice?
 
+    @Flag(help: ArgumentHelp(
+        "Download a changed ZIP whole instead of fetching only its changed entries by range requests.",
+        discussion: "By default a cached ZIP whose server sent Accept-Ranges: bytes is revalidated by asking for its tail; when it changed, only the entries that differ (and the local headers and central directory) are fetched and the new ZIP is rebuilt from the cached one, checked as a full download would be. Any doubt falls back to one full download."))
+    var noDelta = false
+
+    /// The configuration file's `delta` (ConfigKey maps the key here): `no`
+    /// turns delta off as --no-delta does.
+    @Option(name: .customLong("delta-config"), help: .hidden)
+    var deltaConfig: DeltaChoice?
+
     @Option(help: ArgumentHelp(
         "Wait a random 0 to this many seconds before the first request, so that devices started by the same cron line spread out; skipped with --offline.",
         discussion: "Counted inside --max-run-time; SIGINT and SIGTERM end the wait at once.",
@@ -236,6 +246,7 @@ struct Run: AsyncParsableCommand {
             options.scrub = ScrubPolicy(minimumBytes: scrubBytes.bytes, percent: scrubPercent)
             options.urgentHeadStart = CheckedNumber.duration(seconds: headStart.value)
             options.offline = offline
+            options.delta = !noDelta && deltaConfig != DeltaChoice.no
             options.maxDownloadBytes = maxDownloadBytes?.bytes
             if !offline {
                 options.meteredLink = metered.link(configured: meteredConfig, maxAssetBytes: meteredMaxAssetBytes.bytes, logger: common.logger)

@@ -75,4 +75,20 @@ import Testing
         bytes[18] = 0xFF
         #expect(AssetRef(json: bytes) == nil)
     }
+
+    /// `accept_ranges` (issue 30's delta) is written only when true: refs of
+    /// servers without ranges, and refs written before, are unchanged.
+    @Test func acceptRangesIsWrittenOnlyWhenTrue() throws {
+        #expect(!String(decoding: try written(ref), as: UTF8.self).contains("accept_ranges"))
+        var ranged = ref
+        ranged.acceptsRanges = true
+        #expect(String(decoding: try written(ranged), as: UTF8.self).contains(#""accept_ranges":true"#))
+        #expect(AssetRef(json: try written(ranged)) == ranged)
+        let old = #"{"url":"http://e.com/a","object":"ab","bytes":1,"kind":"archive","fetched_at":5}"#
+        #expect(AssetRef(json: Array(old.utf8))?.acceptsRanges == nil)
+        let no = #"{"url":"http://e.com/a","object":"ab","bytes":1,"kind":"archive","fetched_at":5,"accept_ranges":false}"#
+        #expect(AssetRef(json: Array(no.utf8))?.acceptsRanges == nil)
+        #expect(ResponseHeaders(fields: ["Accept-Ranges": "none"]).acceptsByteRanges == nil)
+        #expect(ResponseHeaders(fields: ["Accept-Ranges": " Bytes "]).acceptsByteRanges == true)
+    }
 }

@@ -100,6 +100,64 @@ import Testing
         #expect(spans.first?.start == 0)
     }
 
+    /// The delta engine's tail (issue 30): the same end records and records as
+    /// the whole file gives, at the archive's offsets; a tail too short says
+    /// where it would have to start.
+    @Test func aFetchedTailReadsAsTheWholeArchive() throws {
+        let path = F.hostile("zip/zip64.zip")
+        let whole = try ZipCentralDirectory(path: path)
+        let end = try whole.end()
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let scratch = try F.Scratch()
+        let tail = try scratch.file("tail", contents: bytes.suffix(bytes.count - Int(end.offset)))
+        let read = try ZipCentralDirectory(tailPath: tail, fileSize: UInt64(bytes.count))
+        #expect(try read.end() == end)
+        #expect(try read.records(end) == whole.records(end))
+        let short = try scratch.file("short", contents: bytes.suffix(30))
+        let cut = try ZipCentralDirectory(tailPath: short, fileSize: UInt64(bytes.count))
+        #expect(throws: ZipCentralDirectory.Failure.self) { try cut.records(try cut.end()) }
+        #expect(cut.neededFrom != nil && cut.neededFrom! < UInt64(bytes.count - 30))
+    }
+
+    /// Which entries a delta reuses: the same name, method, CRC and sizes,
+    /// placed where a hostile central directory cannot make two overlap or
+    /// run into the directory itself.
+    @Test func entryComparisonReusesOnlyWhatFitsTheNewLayout() throws {
+        let old = try ZipCentralDirectory(path: F.hostile("zip/zip64.zip"))
+        let end = try old.end()
+        let records = try old.records(end)
+        let spans = try records.map { record throws(ZipCentralDirectory.Failure) in try old.span(of: record, before: end.offset) }
+        func reused(_ new: [ZipCentralDirectory.Record], directoryAt offset: UInt64) -> [EntryComparison.Reuse] {
+            var newEnd = end
+            newEnd.offset = offset
+            return EntryComparison.reusable(old: old, oldEnd: end, oldRecords: records, newRecords: new, newEnd: newEnd)
+        }
+        // Unchanged: every entry with data, at the same place.
+        let same = reused(records, directoryAt: end.offset)
+        #expect(same.map(\.newRange) == zip(records, spans).filter { $0.0.compressedSize > 0 }.map { Int64($0.1.dataStart)..<Int64($0.1.end) })
+        // Moved 100 bytes on: the same data 100 bytes further.
+        let moved = records.map { record in
+            var record = record
+            record.localHeaderOffset += 100
+            return record
+        }
+        #expect(reused(moved, directoryAt: end.offset + 100).map(\.newRange.lowerBound) == same.map { $0.newRange.lowerBound + 100 })
+        // A changed CRC, or two entries claiming the same place: not reused twice.
+        var changed = records
+        changed[0].crc ^= 1
+        #expect(!reused(changed, directoryAt: end.offset).contains { $0.index == 0 })
+        var stacked = records
+        stacked[1].localHeaderOffset = stacked[0].localHeaderOffset
+        stacked[1].rawName = stacked[0].rawName
+        stacked[1].crc = stacked[0].crc
+        stacked[1].size = stacked[0].size
+        stacked[1].compressedSize = stacked[0].compressedSize
+        stacked[1].method = stacked[0].method
+        #expect(reused(stacked, directoryAt: end.offset).filter { $0.newRange == same.first?.newRange }.count == 1)
+        // Past the new central directory's start: not reused.
+        #expect(reused(records, directoryAt: 10).isEmpty)
+    }
+
     /// End of central directory record: `count` entries, `size` bytes at `offset`.
     static func endRecord(count: UInt16, size: UInt32, offset: UInt32) -> [UInt8] {
         var bytes: [UInt8] = [0x50, 0x4B, 0x05, 0x06, 0, 0, 0, 0]

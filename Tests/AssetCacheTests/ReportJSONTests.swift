@@ -23,7 +23,9 @@ import Testing
                 path: "/cache/objects/ab/é", attempts: 2, failure: nil, finishedMs: 41),
             KindedURL(url: zip, kind: .archive): AssetRecord(
                 url: zip, kind: .archive, outcome: .failed, attempts: 4,
-                failure: AssetFailure(.unsafeArchive, "entry '../x\t\u{01}' escapes \\ the \"root\""), finishedMs: 7),
+                failure: AssetFailure(.unsafeArchive, "entry '../x\t\u{01}' escapes \\ the \"root\""),
+                delta: DeltaStats(fetchedBytes: 9042, reusedBytes: 2_485_604, requests: 3), deltaFallback: .integrityMismatch,
+                finishedMs: 7),
         ]
         var report = PrefetchReport(
             manifest: manifest, plan: plan, records: records, now: 0, cacheDirectory: "/cache/dir", durationMs: 812)
@@ -46,6 +48,9 @@ import Testing
         #expect((written?["link"] as? NSDictionary)?["down_seconds"] as? Double == 3.25)
         #expect((written?["manifest"] as? NSDictionary)?["source"] as? String == "stored")
         #expect((written?["scrub"] as? NSDictionary)?["bytes_read"] as? Int == 4096)
+        let zipAsset = (written?["assets"] as? [NSDictionary])?.first { $0["kind"] as? String == "archive" }
+        #expect((zipAsset?["delta"] as? NSDictionary)?["reused_bytes"] as? Int == 2_485_604)
+        #expect(zipAsset?["delta_fallback"] as? String == "integrity_mismatch")
         #expect(String(decoding: report.prettyJSON(), as: UTF8.self).hasPrefix("{\n  \"version\" : \"1.4.0\",\n  \"cache_dir\" : \"/cache/dir\","))
     }
 }

@@ -27,7 +27,7 @@ import Testing
             "--allow-keylog": "DowngradeAndSecretsTests",
             "--scrub-bytes": "ScrubTests", "--scrub-percent": "ScrubTests", "--head-start": "HeadStartTests",
             "--max-download-bytes": "ByteBudgetTests", "--metered": "MeteredTests", "--metered-max-asset-bytes": "MeteredTests",
-            "--jitter": "JitterTests",
+            "--jitter": "JitterTests", "--no-delta": "DeltaRefreshTests",
             "--link-wait": "LinkDownTests",
         ],
         "plan": [

@@ -139,7 +139,7 @@ struct AssetCommit {
         let ref = freshness.mayStore ? AssetRef(
             url: item.url.string, object: result.sha256, etag: result.headers.etag,
             lastModified: result.headers.lastModified, fetchedAt: now, maxAge: freshness.lifetime,
-            bytes: result.bytes, kinds: validated.passed) : nil
+            bytes: result.bytes, kinds: validated.passed, acceptsRanges: result.headers.acceptsByteRanges) : nil
         return PendingCommit(
             url: item.url, download: validated.download, sha256: result.sha256, tree: validated.tree,
             treeDigests: validated.treeDigests, ref: ref)

@@ -32,6 +32,8 @@ struct AssetPipeline: Sendable {
     /// item's in the plan: under a byte budget, assets claim it in that order.
     func process(_ item: AssetPlan.Item, position: Int) async -> [AssetRecord] {
         var cached = CachedCopy(store: store, url: item.url)
+        // A copy the pin refuses may still hold most of the pinned ZIP's bytes.
+        var deltaBase: CachedCopy?
         if let copy = cached, let pin = committer.integrity[item.url] {
             if let failure = copy.integrityFailure(pin: pin, url: item.url) {
                 // Not these bytes, whatever their freshness or a 304 says. With
@@ -39,6 +41,7 @@ struct AssetPipeline: Sendable {
                 // afresh (no validators: a 304 would only vouch for the bytes
                 // refused), and only bytes matching the pin replace the ref.
                 guard engine != nil else { return item.failed(failure, attempts: 0, finishedMs: elapsedMs()) }
+                deltaBase = copy
                 cached = nil
             } else if copy.kinds.isSuperset(of: item.kinds) {
                 // The publisher vouches for these very bytes: nothing to ask a server.
@@ -79,16 +82,43 @@ struct AssetPipeline: Sendable {
             if size != nil, cached == nil { admission?.settle(position) }
         }
 
-        let download = store.temporaryFile("download")
+        var download = store.temporaryFile("download")
         // A cached copy is revalidated whole; only a download from scratch resumes a partial.
         let resume = revalidating == nil ? store.takePartial(for: item.url, into: download) : nil
         if revalidating != nil { store.dropPartial(for: item.url) }
-        var request = TransferRequest(
-            url: item.url.string, location: download, priority: item.priority,
-            headers: revalidating?.conditionalHeaders ?? [], resume: resume)
-        request.observer = observer
-        request.allowance = allowance
-        let result = await engine.fetch(request)
+        var delta = DeltaNote()
+        var answered: TransferResult?
+        if let base = revalidating ?? deltaBase, allowance == nil {
+            switch await deltaRefresh(item, base, conditional: revalidating != nil, engine: engine, into: download) {
+            case .notTried:
+                break
+            case .answered(var answer, let body, let fallback, let stats):
+                answer.attempts = stats.requests
+                answered = answer
+                download = body
+                delta = DeltaNote(stats: fallback == nil ? nil : stats, fallback: fallback)
+            case .rebuilt(let rebuilt, let result, let stats):
+                answered = result
+                download = rebuilt
+                delta = DeltaNote(stats: stats, fallback: nil)
+            case .fallback(let reason, let stats):
+                delta = DeltaNote(stats: stats, fallback: reason)
+            }
+        }
+        var answer: TransferResult
+        if let answered {
+            answer = answered
+        } else {
+            var request = TransferRequest(
+                url: item.url.string, location: download, priority: item.priority,
+                headers: revalidating?.conditionalHeaders ?? [], resume: resume)
+            request.observer = observer
+            request.allowance = allowance
+            answer = await engine.fetch(request)
+            // A fallback's requests are the delta's and this one's.
+            answer.attempts += delta.stats?.requests ?? 0
+        }
+        let result = answer
 
         if let revalidating, result.status == 304 {
             // Usually there is no file: a 304 has no body. Looking first spares an
@@ -115,11 +145,11 @@ struct AssetPipeline: Sendable {
                 download.directory.unlink(download.name)
             }
             if let reason = result.deferral { return deferred(item, reason, cached: cached, attempts: result.attempts) }
-            return failed(item, failure, result: result, cached: cached)
+            return delta.note(on: failed(item, failure, result: result, cached: cached))
         }
         // The tree the new ZIP may link unchanged files from: the one it replaces.
         let previous = cached?.path(as: .archive) != nil ? cached?.ref.object : nil
-        let checked = await validation.run { [committer] in committer.validate(item, download: download, result: result, previous: previous) }
+        let checked = await validation.run { [committer, download] in committer.validate(item, download: download, result: result, previous: previous) }
         var committed: Result<Validated, AssetFailure>?
         if let valid = checked.valid {
             let entry = committer.pending(valid)
@@ -127,7 +157,7 @@ struct AssetPipeline: Sendable {
             committed = written.map { valid }.mapError { AssetFailure(.storage, $0.description) }
         }
         let finished = elapsedMs()
-        return item.kinds.map { kind in
+        return delta.note(on: item.kinds.map { kind in
             if let failure = checked.failures[kind] {
                 return .failed(item.url, kind, failure, attempts: result.attempts, finishedMs: finished)
             }
@@ -142,7 +172,7 @@ struct AssetPipeline: Sendable {
             case nil:
                 preconditionFailure("validate gives every kind that did not pass its failure, and commits follow a pass")
             }
-        }
+        })
     }
 
     typealias Validated = AssetCommit.Validated

@@ -17,6 +17,11 @@ public struct AssetRecord: Sendable, Equatable {
     public var failure: AssetFailure?
     /// Why the run left the asset for a later one (`deferred` outcome).
     public var deferral: DiscardReason?
+    /// What a delta refresh of a changed ZIP fetched and reused (issue 30); nil
+    /// when none was made.
+    public var delta: DeltaStats?
+    /// Why a delta refresh gave way to a full download; nil when it did not.
+    public var deltaFallback: DeltaFallback?
     /// Milliseconds from the start of the run until this asset was usable or failed.
     public var finishedMs: Int
     /// An archive this run unpacked: its files, and those linked from the

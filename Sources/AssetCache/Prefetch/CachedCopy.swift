@@ -106,6 +106,7 @@ struct CachedCopy: Sendable {
         ref.maxAge = Freshness(headers: merged, receivedAt: now).lifetime
         if let etag = headers.etag { ref.etag = etag }
         if let lastModified = headers.lastModified { ref.lastModified = lastModified }
+        if headers["accept-ranges"] != nil { ref.acceptsRanges = headers.acceptsByteRanges }
         return ref
     }
 }

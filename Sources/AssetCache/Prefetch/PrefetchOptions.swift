@@ -47,6 +47,9 @@ public struct PrefetchOptions: Sendable {
     public var maxDownloadBytes: Int64?
     /// `--metered`: what is known of the link; nil fetches as on an unmetered one.
     public var meteredLink: MeteredLink?
+    /// `--no-delta` makes it false: a changed ZIP whose server takes range
+    /// requests is then downloaded whole instead of fetched by delta (issue 30).
+    public var delta = true
     /// Bytes of objects and trees to keep; nil uses the budget remembered in the cache.
     public var budget: Int64?
     /// How much of the cache the run re-reads before it starts, so that bytes

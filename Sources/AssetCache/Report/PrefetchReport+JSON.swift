@@ -122,6 +122,15 @@ extension AssetRecord {
                     json.key("linked_bytes"); json.integer(unpack.linkedBytes)
                 }
             }
+            if let delta {
+                json.key("delta")
+                json.object { json in
+                    json.key("fetched_bytes"); json.integer(delta.fetchedBytes)
+                    json.key("reused_bytes"); json.integer(delta.reusedBytes)
+                    json.key("requests"); json.integer(delta.requests)
+                }
+            }
+            if let deltaFallback { json.key("delta_fallback"); json.string(deltaFallback.rawValue) }
             json.key("error")
             if let failure {
                 json.object { json in

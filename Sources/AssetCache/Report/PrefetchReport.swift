@@ -229,7 +229,14 @@ public struct MessageReport: Sendable, Encodable {
 
 extension AssetRecord: Encodable {
     enum CodingKeys: String, CodingKey {
-        case url, kind, outcome, sha256, bytes, path, attempts, reason, unpack, error
+        case url, kind, outcome, sha256, bytes, path, attempts, reason, unpack, delta, error
+        case deltaFallback = "delta_fallback"
+    }
+
+    private struct DeltaBody: Encodable {
+        var fetched_bytes: Int64
+        var reused_bytes: Int64
+        var requests: Int
     }
 
     private struct ErrorBody: Encodable {
@@ -248,6 +255,9 @@ extension AssetRecord: Encodable {
         try container.encode(attempts, forKey: .attempts)
         try container.encodeIfPresent(deferral, forKey: .reason)
         try container.encodeIfPresent(unpack, forKey: .unpack)
+        try container.encodeIfPresent(
+            delta.map { DeltaBody(fetched_bytes: $0.fetchedBytes, reused_bytes: $0.reusedBytes, requests: $0.requests) }, forKey: .delta)
+        try container.encodeIfPresent(deltaFallback?.rawValue, forKey: .deltaFallback)
         if let failure {
             try container.encode(ErrorBody(kind: failure.kind, message: failure.message), forKey: .error)
         } else {

@@ -22,6 +22,7 @@ public enum RunMetrics {
     public static let scrubDamaged = "prefetch_scrub_damaged_total"
     public static let metered = "prefetch_metered_link"
     public static let maxDownloadBytes = "prefetch_max_download_bytes"
+    public static let deltaSavedBytes = "prefetch_delta_saved_bytes_total"
 
     /// The help text of each metric recorded here, for backends that print one.
     public static let help: [String: String] = [
@@ -41,6 +42,7 @@ public enum RunMetrics {
         scrubDamaged: "Objects and unpacked trees the scrub found damaged (and removed, to fetch again).",
         metered: "1 when the last run's link was metered (--metered), else 0.",
         maxDownloadBytes: "The last run's --max-download-bytes.",
+        deltaSavedBytes: "Bytes of changed ZIPs that delta refreshes did not download: their size less what their range requests fetched.",
     ]
 
     /// Discard reasons a run can decide; the display-time ones belong to the delivery engine.
@@ -79,6 +81,7 @@ public enum RunMetrics {
         Counter(label: downloadedBytes, dimensions: dimensions, factory: factory).increment(by: totals.downloadedBytes)
         Counter(label: attempts, dimensions: dimensions, factory: factory).increment(by: report.requests)
         Counter(label: connections, dimensions: dimensions, factory: factory).increment(by: totals.connections)
+        Counter(label: deltaSavedBytes, dimensions: dimensions, factory: factory).increment(by: report.deltaSavedBytes)
         Gauge(label: duration, dimensions: dimensions, factory: factory).record(Double(report.durationMs) / 1000)
         let link = report.link ?? LinkOutages()
         Gauge(label: linkOutages, dimensions: dimensions, factory: factory).record(link.outages)
@@ -124,6 +127,19 @@ extension PrefetchReport {
         for asset in assets where asset.url != previous {
             total += asset.attempts
             previous = asset.url
+        }
+        return total
+    }
+
+    /// What the run's delta refreshes saved: each rebuilt ZIP's size less the
+    /// bytes its requests fetched, counted once per URL.
+    var deltaSavedBytes: Int64 {
+        var total: Int64 = 0
+        var previous: AssetURL?
+        for asset in assets where asset.url != previous {
+            previous = asset.url
+            guard let delta = asset.delta, asset.deltaFallback == nil, let bytes = asset.bytes else { continue }
+            total += max(0, bytes - delta.fetchedBytes)
         }
         return total
     }

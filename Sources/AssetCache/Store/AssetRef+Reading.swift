@@ -19,7 +19,7 @@ extension AssetRef {
 
 private enum RefKey: String, JSONObjectKey {
     case url, object, etag, bytes, kind, kinds
-    case lastModified = "last_modified", fetchedAt = "fetched_at", maxAge = "max_age"
+    case lastModified = "last_modified", fetchedAt = "fetched_at", maxAge = "max_age", acceptsRanges = "accept_ranges"
     static let table = JSONKeyTable(Self.self)
 }
 
@@ -27,6 +27,7 @@ private enum RefKey: String, JSONObjectKey {
 private struct Fields {
     var url, object, etag, lastModified, kind: String?
     var kinds: [String]?
+    var acceptsRanges: Bool?
     var fetchedAt, maxAge, bytes: Double?
 
     mutating func read(_ key: RefKey?, from json: inout JSONReader) throws(JSONReadError) {
@@ -40,6 +41,7 @@ private struct Fields {
         case .fetchedAt?: fetchedAt = try json.optionalNumber()
         case .maxAge?: maxAge = try json.optionalNumber()
         case .bytes?: bytes = try json.optionalNumber()
+        case .acceptsRanges?: acceptsRanges = try json.optionalBool()
         case nil: try json.skip()
         }
     }
@@ -51,6 +53,7 @@ private struct Fields {
         var ref = AssetRef(
             url: url, object: object, etag: etag, lastModified: lastModified, fetchedAt: fetchedAt, maxAge: maxAge,
             bytes: Int64(bytes), kind: kind)
+        ref.acceptsRanges = acceptsRanges == true ? true : nil
         if let kinds {
             // Read from disk, so not taken on trust: known kinds, none twice, and
             // `kind` the first of them, as the store writes them; anything else

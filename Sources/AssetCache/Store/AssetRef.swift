@@ -19,9 +19,14 @@ package struct AssetRef: Sendable, Codable, Equatable {
     /// alone; nil otherwise, so that a ref of one kind is written exactly as
     /// before `kinds` existed. Set through ``passedKinds``.
     package var kinds: [AssetKind]?
+    /// The server sent `Accept-Ranges: bytes`: a changed ZIP may be fetched by
+    /// delta (issue 30). nil otherwise, so that refs of servers without ranges,
+    /// and refs written before, read and write as they did.
+    package var acceptsRanges: Bool?
 
     enum CodingKeys: String, CodingKey {
         case url, object, etag, bytes, kind, kinds
+        case acceptsRanges = "accept_ranges"
         case lastModified = "last_modified"
         case fetchedAt = "fetched_at"
         case maxAge = "max_age"
@@ -43,11 +48,21 @@ extension AssetRef {
     /// A ref vouching for `kinds`, which must not be empty.
     package init(
         url: String, object: String, etag: String?, lastModified: String?, fetchedAt: Double, maxAge: Double?,
-        bytes: Int64, kinds: AssetKinds
+        bytes: Int64, kinds: AssetKinds, acceptsRanges: Bool? = nil
     ) {
         self.init(
             url: url, object: object, etag: etag, lastModified: lastModified, fetchedAt: fetchedAt, maxAge: maxAge,
             bytes: bytes, kind: .image)
         passedKinds = kinds
+        self.acceptsRanges = acceptsRanges
+    }
+}
+
+extension ResponseHeaders {
+    /// `Accept-Ranges` names the `bytes` unit (RFC 9110 §14.3); nil rather than
+    /// false when it does not, as the ref stores it.
+    var acceptsByteRanges: Bool? {
+        guard let field = self["accept-ranges"] else { return nil }
+        return field.split(separator: ",").contains { ResponseHead.trimmed($0).lowercased() == "bytes" } ? true : nil
     }
 }

@@ -32,6 +32,11 @@ extension Transfer {
 
     /// `bytes START-END/TOTAL` (TOTAL may be `*`): START and TOTAL.
     static func parseContentRange(_ value: String?) -> (start: Int64, total: Int64?)? {
+        parseContentRangeBounds(value).map { ($0.start, $0.total) }
+    }
+
+    /// `bytes START-END/TOTAL` (TOTAL may be `*`): all three, END inclusive.
+    static func parseContentRangeBounds(_ value: String?) -> (start: Int64, end: Int64, total: Int64?)? {
         guard let value else { return nil }
         let text = ResponseHead.trimmed(value)
         guard text.lowercased().hasPrefix("bytes ") else { return nil }
@@ -42,8 +47,8 @@ extension Transfer {
         guard ends.count == 2, let start = Int64(ends[0]), let end = Int64(ends[1]), start >= 0, end >= start else {
             return nil
         }
-        if halves[1] == "*" { return (start, nil) }
+        if halves[1] == "*" { return (start, end, nil) }
         guard let total = Int64(halves[1]), total > end else { return nil }
-        return (start, total)
+        return (start, end, total)
     }
 }

@@ -190,7 +190,9 @@ final class Transfer: TransferQueueItem {
             let wasComplete = transfer.head.isComplete
             transfer.head.consume(line: UnsafeRawBufferPointer(start: buffer, count: size * count))
             transfer.heardBytes = true
-            if !wasComplete, transfer.head.isComplete, transfer.head.isSuccess, !transfer.admitBody() { return 0 }
+            if !wasComplete, transfer.head.isComplete, transfer.head.isSuccess, !transfer.admitBody() || !transfer.admitRanged() {
+                return 0
+            }
             return size * count
         })
         set(ccurl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context))
@@ -274,7 +276,7 @@ final class Transfer: TransferQueueItem {
     /// continued from where it stopped when its response gave a strong
     /// validator to ask with; otherwise the next request starts from zero.
     func prepareRetry() {
-        if sink.bytes > 0, sink.bytes < maxAssetSize, let fileValidator {
+        if request.ranged == nil, sink.bytes > 0, sink.bytes < maxAssetSize, let fileValidator {
             range = TransferRequest.Resume(offset: sink.bytes, validator: fileValidator)
         } else {
             startOver()
@@ -314,7 +316,8 @@ final class Transfer: TransferQueueItem {
         }
         let notModified = failure == nil && status == 304
         var resumable: TransferRequest.Resume?
-        if failure != nil, keepsPartial, sink.bytes > 0, sink.bytes < maxAssetSize, let fileValidator {
+        // A ranged request's body is not the start of the file: never resumed.
+        if failure != nil, keepsPartial, request.ranged == nil, sink.bytes > 0, sink.bytes < maxAssetSize, let fileValidator {
             resumable = TransferRequest.Resume(offset: sink.bytes, validator: fileValidator)
         }
         let result = TransferResult(
@@ -359,6 +362,11 @@ final class Transfer: TransferQueueItem {
         // The cap counts the whole file, a resumed prefix included.
         if sink.bytes + received > maxAssetSize {
             callbackFailure = AttemptFailure.tooLarge(url: request.url, limit: maxAssetSize)
+            return 0
+        }
+        if head.status == 206, let ranged = request.ranged, sink.bytes + received > ranged.maxPartialBytes {
+            callbackFailure = AssetFailure(
+                .network, "\(effectiveURL) sent more than the \(ranged.maxPartialBytes) bytes the ranges asked for can take")
             return 0
         }
         if let cap = allowance?.maxAssetBytes, sink.bytes + received > cap {
@@ -432,6 +440,23 @@ final class Transfer: TransferQueueItem {
             return postpone(.byteBudget, "its Content-Length is \(length) bytes and \(max(0, budget.left + allowance.held - moved)) are left")
         }
         self.allowance?.held += more
+        return true
+    }
+
+    /// On a 2xx head of a ranged request: a 206 longer than its ranges, or the
+    /// whole body the caller does not want, is stopped before its body.
+    private func admitRanged() -> Bool {
+        guard let ranged = request.ranged else { return true }
+        if head.status == 206, let field = head.headers["content-length"],
+           let length = Int64(ResponseHead.trimmed(field)), length > ranged.maxPartialBytes {
+            callbackFailure = AssetFailure(
+                .network, "\(effectiveURL) announced \(length) bytes for ranges that take at most \(ranged.maxPartialBytes)")
+            return false
+        }
+        if head.status == 200, let unchanged = ranged.stopsWholeBodyOf, Self.strongValidator(of: head.headers) == unchanged {
+            callbackFailure = AssetFailure(.httpStatus, "\(effectiveURL) answered several ranges with the whole file")
+            return false
+        }
         return true
     }
 

@@ -28,6 +28,9 @@ package struct TransferRequest: Sendable {
     package var allowance: DownloadAllowance?
     /// A `HEAD` request: the response head (its Content-Length) and no body.
     package var headOnly = false
+    /// Set when `headers` ask for byte ranges (the delta engine's requests):
+    /// how long a 206 may be, and which whole body to stop at its head.
+    package var ranged: Ranged?
 
     package init(url: String, destination: String, priority: Int = 0, headers: [String] = [], resume: Resume? = nil) {
         self.init(url: url, location: FileLocation(path: destination), priority: priority, headers: headers, resume: resume)
@@ -61,6 +64,23 @@ package struct TransferRequest: Sendable {
         package init(offset: Int64, validator: String) {
             self.offset = offset
             self.validator = validator
+        }
+    }
+
+    /// A request whose own `Range` header the caller judges the answer to. It
+    /// is never resumed (a retry asks for the same ranges again).
+    package struct Ranged: Sendable, Equatable {
+        /// Bytes a 206 may carry: what was asked, plus any multipart framing. A
+        /// longer one (a part that never ends) fails, so memory and disk stay bounded.
+        package var maxPartialBytes: Int64
+        /// A 200 whose strong validator is this one is stopped at its head: the
+        /// file did not change, the server only refused several ranges at once,
+        /// and fewer a request will do without taking the whole file.
+        package var stopsWholeBodyOf: String?
+
+        package init(maxPartialBytes: Int64, stopsWholeBodyOf: String? = nil) {
+            self.maxPartialBytes = maxPartialBytes
+            self.stopsWholeBodyOf = stopsWholeBodyOf
         }
     }
 }

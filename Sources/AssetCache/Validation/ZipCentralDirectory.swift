@@ -61,12 +61,37 @@ final class ZipCentralDirectory {
 
     private let descriptor: Int32
     let fileSize: UInt64
+    /// Where the bytes at `path` start in the archive: 0, or for the tail of a
+    /// ZIP fetched by a range request, the tail's offset (``init(tailPath:fileSize:)``).
+    private let base: UInt64
+    /// Set when a read needed bytes before `base`: where the tail would have
+    /// to start for the read to succeed.
+    private(set) var neededFrom: UInt64?
 
     init(path: String) throws(Failure) {
         switch ReadOnlyFile.open(path) {
         case .success(let file):
             descriptor = file.descriptor
             fileSize = UInt64(max(0, file.size))
+            base = 0
+        case .failure(let error):
+            throw .unreadable(error.message)
+        }
+    }
+
+    /// The file at `tailPath` holds the last bytes of an archive of `fileSize`
+    /// bytes (the delta engine's `Range: bytes=-N`): offsets are the archive's.
+    init(tailPath: String, fileSize: UInt64) throws(Failure) {
+        switch ReadOnlyFile.open(tailPath) {
+        case .success(let file):
+            descriptor = file.descriptor
+            let held = UInt64(max(0, file.size))
+            guard held <= fileSize else {
+                _ = closeDescriptor(file.descriptor)
+                throw .malformed("the tail (\(held) bytes) is longer than the archive (\(fileSize) bytes)")
+            }
+            self.fileSize = fileSize
+            base = fileSize - held
         case .failure(let error):
             throw .unreadable(error.message)
         }
@@ -81,7 +106,9 @@ final class ZipCentralDirectory {
     /// precedes it.
     func end() throws(Failure) -> End {
         guard fileSize >= UInt64(Self.endLength) else { throw .notZip }
-        let searched = min(fileSize, UInt64(Self.endLength + Self.maxCommentLength))
+        let wanted = min(fileSize, UInt64(Self.endLength + Self.maxCommentLength))
+        // A tail may hold less than the largest comment: search what it holds.
+        let searched = min(wanted, fileSize - base)
         let tail = try bytes(at: fileSize - searched, count: Int(searched))
         var position = tail.count - Self.endLength
         while position >= 0 {
@@ -94,6 +121,7 @@ final class ZipCentralDirectory {
             }
             position -= 1
         }
+        if searched < wanted { neededFrom = fileSize - wanted }
         throw .notZip
     }
 
@@ -237,6 +265,10 @@ final class ZipCentralDirectory {
 
     private func bytes(at offset: UInt64, count: Int) throws(Failure) -> [UInt8] {
         guard count > 0 else { return [] }
+        guard offset >= base else {
+            neededFrom = min(neededFrom ?? offset, offset)
+            throw .malformed("needs \(count) bytes at offset \(offset), before the fetched tail")
+        }
         guard offset <= fileSize, fileSize - offset >= UInt64(count) else {
             throw .malformed("the archive is truncated: needs \(count) bytes at offset \(offset), has \(fileSize)")
         }
@@ -244,7 +276,7 @@ final class ZipCentralDirectory {
         var done = 0
         while done < count {
             let got = buffer.withUnsafeMutableBytes { raw in
-                pread(descriptor, raw.baseAddress! + done, count - done, off_t(offset) + off_t(done))
+                pread(descriptor, raw.baseAddress! + done, count - done, off_t(offset - base) + off_t(done))
             }
             if got < 0, errno == EINTR { continue }
             guard got > 0 else {

@@ -61,6 +61,8 @@ struct ConfigKey: Sendable {
         ConfigKey(name: "metered", commands: ["run"], flag: "metered-config"),
         ConfigKey(name: "metered-max-asset-bytes", commands: ["run"]),
         ConfigKey(name: "jitter", commands: ["run"]),
+        // `delta = no` as --no-delta says it; a flag cannot take the file's yes|no.
+        ConfigKey(name: "delta", commands: ["run"], flag: "delta-config"),
     ]
 
     func applies(to subcommand: String) -> Bool { commands?.contains(subcommand) ?? true }

@@ -33,6 +33,13 @@ struct Report: Decodable {
         /// An archive the run unpacked: its files, and those linked from the previous version's tree.
         var unpack: Unpack?
         var error: Failure?
+        /// A delta refresh of a changed ZIP (issue 30).
+        var delta: Delta?
+        var delta_fallback: String?
+    }
+
+    struct Delta: Decodable {
+        var fetched_bytes, reused_bytes, requests: Int
     }
 
     struct Unpack: Decodable, Equatable {

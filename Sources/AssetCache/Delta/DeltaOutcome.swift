@@ -1,0 +1,59 @@
+/// What a delta refresh of one ZIP cost and saved (the report's per-asset
+/// `delta`, docs/report.md): body bytes its range requests moved, bytes of the
+/// new file taken from the cached copy instead, and the requests it made.
+public struct DeltaStats: Sendable, Equatable {
+    public var fetchedBytes: Int64 = 0
+    public var reusedBytes: Int64 = 0
+    public var requests = 0
+
+    public init(fetchedBytes: Int64 = 0, reusedBytes: Int64 = 0, requests: Int = 0) {
+        self.fetchedBytes = fetchedBytes
+        self.reusedBytes = reusedBytes
+        self.requests = requests
+    }
+}
+
+/// Why a delta refresh gave way to one full download (the report's
+/// `delta_fallback`). Raw values are the report's strings.
+public enum DeltaFallback: String, Sendable, CaseIterable {
+    /// The server answered a range request with the whole file (it ignores
+    /// ranges, or the file changed under `If-Range`): that answer was the full download.
+    case wholeFile = "whole_file"
+    /// The tail's answer had no strong validator to send as `If-Range`.
+    case noValidator = "no_validator"
+    /// A range answer came with `Content-Encoding`: its bytes are not the file's.
+    case contentEncoding = "content_encoding"
+    /// A 206 for other bytes than those asked for, or of another file size.
+    case rangeMismatch = "range_mismatch"
+    /// A `multipart/byteranges` answer that does not parse.
+    case multipartInvalid = "multipart_invalid"
+    /// A 206 whose validator is not the tail's: the file changed in between.
+    case validatorChanged = "validator_changed"
+    /// Even one range a request was refused (416, or the whole file each time).
+    case rangesRefused = "ranges_refused"
+    /// The new central directory is not a ZIP's, or no entry can be reused.
+    case tailUnusable = "tail_unusable"
+    /// The fetched and reused bytes would cost more than ~1.1× the full download.
+    case tooCostly = "too_costly"
+    /// The rebuilt file is not the ZIP its central directory describes.
+    case rebuildMismatch = "rebuild_mismatch"
+    /// The rebuilt bytes' SHA-256 is not the manifest's `integrity` pin.
+    case integrityMismatch = "integrity_mismatch"
+    /// A range request failed (network, status, size) or a file could not be written.
+    case requestFailed = "request_failed"
+}
+
+/// How a delta refresh ended, for the pipeline that goes on from it.
+enum DeltaOutcome {
+    /// No delta was tried (no cached ZIP object, nothing to send): revalidate as usual.
+    case notTried
+    /// Answered as a plain revalidation would be: a 304, or the whole file
+    /// (a 200, or a tail that is all of it) in `body`. The pipeline goes on
+    /// with it as with a full download's answer; `fallback` says why a 200
+    /// came instead of ranges.
+    case answered(TransferResult, body: FileLocation, DeltaFallback?, DeltaStats)
+    /// The new file, rebuilt at `location` and hashed as it was written.
+    case rebuilt(FileLocation, TransferResult, DeltaStats)
+    /// A full download is to be made: the delta failed for `reason`.
+    case fallback(DeltaFallback, DeltaStats)
+}

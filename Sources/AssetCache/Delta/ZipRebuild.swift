@@ -1,0 +1,78 @@
+import Crypto
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The new ZIP's bytes written in order into a file in `tmp/` from where each
+/// piece lies (the cached copy, the tail, the range answers) and hashed as
+/// they go, a buffer at a time: the file is never held in memory. Then read
+/// back as a ZIP: it must be the archive the tail described, each reused
+/// entry's data where it was assumed to start.
+enum ZipRebuild {
+    /// `range` of the new file is `source`'s bytes from `offset`.
+    struct Piece {
+        var range: Range<Int64>
+        var source: Int32
+        var offset: Int64
+    }
+
+    private static let bufferSize = 64 * 1024
+
+    /// The SHA-256 (hex) of the file written at `location`; nil when the
+    /// pieces do not tile `0..<fileSize` or a read or write failed.
+    static func write(_ pieces: [Piece], fileSize: Int64, to location: FileLocation) -> String? {
+        guard let fd = try? location.directory.createFile(location.name, mode: 0o600) else { return nil }
+        defer { close(fd) }
+        var hasher = SHA256()
+        var position: Int64 = 0
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferSize, alignment: 1)
+        defer { buffer.deallocate() }
+        for piece in pieces.sorted(by: { $0.range.lowerBound < $1.range.lowerBound }) {
+            guard piece.range.lowerBound == position else { return nil }
+            var done: Int64 = 0
+            let count = piece.range.upperBound - piece.range.lowerBound
+            while done < count {
+                let want = Int(min(Int64(bufferSize), count - done))
+                let got = pread(piece.source, buffer.baseAddress, want, off_t(piece.offset + done))
+                if got < 0, errno == EINTR { continue }
+                guard got > 0 else { return nil }
+                let chunk = UnsafeRawBufferPointer(rebasing: buffer[..<got])
+                guard writeAll(fd, chunk) else { return nil }
+                hasher.update(bufferPointer: chunk)
+                done += Int64(got)
+            }
+            position = piece.range.upperBound
+        }
+        guard position == fileSize else { return nil }
+        return CacheStore.hex(Array(hasher.finalize()))
+    }
+
+    /// The rebuilt file is the archive of the tail's central directory, and
+    /// each reused entry's local header is as long as assumed.
+    static func matches(
+        _ location: FileLocation, end: ZipCentralDirectory.End, records: [ZipCentralDirectory.Record],
+        reused: [EntryComparison.Reuse]
+    ) -> Bool {
+        location.withStablePath { path -> Bool in
+            guard let rebuilt = try? ZipCentralDirectory(path: path), let rebuiltEnd = try? rebuilt.end(), rebuiltEnd == end,
+                  let rebuiltRecords = try? rebuilt.records(rebuiltEnd), rebuiltRecords == records
+            else { return false }
+            return reused.allSatisfy { reuse in
+                guard let span = try? rebuilt.span(of: records[reuse.index], before: end.offset) else { return false }
+                return span.dataStart == UInt64(reuse.newRange.lowerBound)
+            }
+        } ?? false
+    }
+
+    private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        var written = 0
+        while written < bytes.count {
+            let count = Glibc.write(fd, bytes.baseAddress! + written, bytes.count - written)
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return false }
+            written += count
+        }
+        return true
+    }
+}

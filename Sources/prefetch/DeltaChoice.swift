@@ -1,0 +1,7 @@
+import ArgumentParser
+
+/// The configuration file's `delta = yes|no` (docs/cli.md): whether a changed
+/// ZIP is fetched by delta when `--no-delta` is not given.
+enum DeltaChoice: String, ExpressibleByArgument, CaseIterable, Sendable {
+    case yes, no
+}

@@ -1,0 +1,97 @@
+import FixtureServer
+import Foundation
+import Testing
+
+/// Issue 30's server matrix and hostile range answers, through the real
+/// binary: each server kind ends with the new ZIP's tree, by delta or by one
+/// full download, and the cache verify-clean. The modes are the fixture
+/// server's query parameters (notes: "ranges", multipart answers); these
+/// tests run where the fixture server answers several ranges with
+/// `multipart/byteranges`, and are skipped by a server that cannot.
+@Suite(.enabled("the fixture server answers several ranges as multipart/byteranges") { await DeltaSite.serverSpeaksMultipart() })
+struct DeltaServerMatrixTests {
+    /// The bundle cached, `index.html` changed, and the next run's report.
+    static func refresh(query: String) async throws -> (DeltaSite, DeltaSite.Files, Report) {
+        let (site, files, _, run) = try await DeltaRefreshTests.refreshed({ $0[0].bytes = DeltaSite.noise(4396, seed: 99) }, query: query)
+        #expect(run.status == 0, "\(query): \(run.stderr)")
+        let report = try run.report()
+        #expect(report.message("bundle")?.verdict == "ready", "\(query)")
+        try site.expectTree(report, files)
+        #expect(try await CommandRunner.prefetch(["verify", "--cache-dir", site.cache]).status == 0, "\(query)")
+        return (site, files, report)
+    }
+
+    @Test(arguments: [
+        // Multipart (nginx's default): the tail and one request of every range.
+        ("", 3),
+        // S3: one range a request, after the ladder's refused rungs.
+        ("&ranges=first", 60),
+        // nginx's max_ranges 2: the whole file to more, stopped at its head.
+        ("&max_ranges=2", 40),
+        // 416 to several ranges.
+        ("&ranges=416multi", 60),
+    ])
+    func everyServerGivesTheTreeByDelta(query: String, maxRequests: Int) async throws {
+        let (site, files, report) = try await Self.refresh(query: query)
+        let asset = try #require(report.asset(site.bundleURL))
+        #expect(asset.delta_fallback == nil, "\(query)")
+        let delta = try #require(asset.delta, "\(query)")
+        #expect(delta.requests <= maxRequests, "\(query)")
+        #expect(delta.fetched_bytes <= DeltaRefreshTests.bound(files, changed: ["index.html"]), "\(query)")
+        print("delta matrix \(query.isEmpty ? "multipart" : query): fetched \(delta.fetched_bytes) B, \(delta.requests) requests, "
+            + "downloaded_bytes \(report.totals.downloaded_bytes)")
+        try await site.server.stop()
+    }
+
+    @Test func aServerIgnoringRangesGivesTheWholeFileOnce() async throws {
+        let (site, _, report) = try await Self.refresh(query: "&ranges=ignore")
+        let asset = try #require(report.asset(site.bundleURL))
+        #expect(asset.delta_fallback == "whole_file")
+        // The tail request's 200 was the full download: nothing asked twice.
+        #expect(site.server.requests().count == 1)
+        #expect(report.totals.downloaded_bytes == asset.bytes)
+        try await site.server.stop()
+    }
+
+    /// `then=`/`after=`: the route serves another file from its third request
+    /// on, so the file changes between the tail (the second) and the ranges.
+    @Test func aFileChangedBetweenTheTailAndTheRangesIsTakenWholeFromIfRange() async throws {
+        let old = DeltaSite.bundle()
+        let site = try await DeltaSite.start(old, query: "&then=bundle3.zip&after=2")
+        #expect(try await site.prefetch().status == 0)
+        var second = old
+        second[0].bytes = DeltaSite.noise(4396, seed: 99)
+        try site.publish(second)
+        var third = old
+        third[5].bytes = DeltaSite.noise(5000, seed: 123)
+        try StoredZip.make(third).write(to: URL(fileURLWithPath: site.scratch.path("site/bundle3.zip")))
+        site.server.resetLog()
+        let run = try await site.prefetch()
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try run.report()
+        #expect(report.asset(site.bundleURL)?.delta_fallback == "whole_file")
+        try site.expectTree(report, third)
+        try await site.server.stop()
+    }
+
+    @Test func aServerWithoutAcceptRangesIsDownloadedWhole() async throws {
+        let (site, _, report) = try await Self.refresh(query: "&accept_ranges=0")
+        #expect(report.asset(site.bundleURL)?.delta == nil)
+        #expect(site.server.requests().allSatisfy { $0.headers["range"] == nil })
+        try await site.server.stop()
+    }
+
+    @Test(arguments: [
+        ("&bad_range=mismatch", ["range_mismatch"]),
+        ("&bad_range=overlap", ["multipart_invalid", "range_mismatch"]),
+        ("&bad_range=past_end", ["multipart_invalid", "range_mismatch"]),
+        ("&bad_range=endless", ["multipart_invalid", "range_mismatch", "request_failed"]),
+    ])
+    func aBadRangeAnswerFallsBackToOneFullDownload(query: String, reasons: [String]) async throws {
+        let (site, _, report) = try await Self.refresh(query: query)
+        let asset = try #require(report.asset(site.bundleURL))
+        #expect(reasons.contains(asset.delta_fallback ?? ""), "\(query): \(asset.delta_fallback ?? "no fallback")")
+        #expect(site.server.requests().filter { $0.headers["range"] == nil }.count == 1, "\(query)")
+        try await site.server.stop()
+    }
+}
