@@ -22,8 +22,7 @@ struct RangeResponder {
         case _ where ranges.count == 1:
             return single(ranges[0], headers: headers)
         default:
-            var body = MultipartBody(contentType: contentType, size: size)
-            for range in ranges { body.add(range) }
+            var body = parts(ranges)
             body.close()
             return multipart(body, headers: headers)
         }
@@ -48,6 +47,13 @@ struct RangeResponder {
             headers.add(name: "Content-Length", value: String(length))
         }
         return FileAnswer(status: .partialContent, headers: headers, body: [body])
+    }
+
+    /// A multipart body of these ranges, not yet closed.
+    private func parts(_ ranges: [Range<Int>]) -> MultipartBody {
+        var body = MultipartBody(contentType: contentType, size: size)
+        for range in ranges { body.add(range) }
+        return body
     }
 
     private func multipart(_ body: MultipartBody, headers: HTTPHeaders) -> FileAnswer {
@@ -80,8 +86,7 @@ struct RangeResponder {
             // The whole file was asked: only the length can be wrong.
             return single(claimed: contentRange(first, total: size + 1), body: .content(first), headers: headers)
         case .overlap:
-            var body = MultipartBody(contentType: contentType, size: size)
-            for range in ranges { body.add(range) }
+            var body = parts(ranges)
             let start = first.lowerBound + first.count / 2
             body.add(start..<min(size, start + first.count))
             body.close()
@@ -91,8 +96,7 @@ struct RangeResponder {
             guard ranges.count > 1 else {
                 return single(claimed: contentRange(claimed), body: .bytes(Self.pastEndBytes), headers: headers)
             }
-            var body = MultipartBody(contentType: contentType, size: size)
-            for range in ranges { body.add(range) }
+            var body = parts(ranges)
             body.add(claimed: claimed, body: .bytes(Self.pastEndBytes))
             body.close()
             return multipart(body, headers: headers)
@@ -100,7 +104,7 @@ struct RangeResponder {
             guard ranges.count > 1 else {
                 return single(claimed: contentRange(first), body: .endless, headers: headers)
             }
-            var body = MultipartBody(contentType: contentType, size: size)
+            var body = parts([])
             body.add(claimed: first, body: .endless)
             return multipart(body, headers: headers)
         }

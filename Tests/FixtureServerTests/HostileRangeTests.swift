@@ -22,8 +22,7 @@ import Testing
         try await Fixture.with { fixture in
             let response = try await fetch(fixture.port, "/blob.bin?bad_range=overlap", headers: [("Range", "bytes=0-99,200-299")])
             #expect(response.status == 206)
-            let boundary = try MultipartParser.boundary(contentType: response.headers["content-type"])
-            let parts = try MultipartParser.parse(response.body, boundary: boundary)
+            let parts = try response.byteParts()
             #expect(parts.map(\.claimed) == [0..<100, 200..<300, 50..<150])
             #expect(parts.allSatisfy { $0.bytes == Array(Fixture.blob[$0.claimed]) })
         }
@@ -37,8 +36,7 @@ import Testing
             #expect(single.body == [UInt8](repeating: 0xEE, count: 100))
 
             let several = try await fetch(fixture.port, "/blob.bin?bad_range=past_end", headers: [("Range", "bytes=0-9,20-29")])
-            let boundary = try MultipartParser.boundary(contentType: several.headers["content-type"])
-            let parts = try MultipartParser.parse(several.body, boundary: boundary)
+            let parts = try several.byteParts()
             #expect(parts.map(\.claimed) == [0..<10, 20..<30, size..<(size + 100)])
             #expect(parts.last?.total == size)
         }

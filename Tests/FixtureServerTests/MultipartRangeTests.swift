@@ -4,11 +4,6 @@ import Testing
 @Suite struct MultipartRangeTests {
     private let size = Fixture.blob.count
 
-    private func parts(of response: RawResponse) throws -> [BytePart] {
-        let boundary = try MultipartParser.boundary(contentType: response.headers["content-type"])
-        return try MultipartParser.parse(response.body, boundary: boundary)
-    }
-
     @Test func severalRangesAreOneMultipartAnswer() async throws {
         try await Fixture.with { fixture in
             let response = try await fetch(fixture.port, "/blob.bin", headers: [("Range", "bytes=0-9,100-199,-22")])
@@ -49,7 +44,7 @@ import Testing
             let response = try await fetch(
                 fixture.port, "/blob.bin", headers: [("Range", "bytes=500-599, 99999-,9-3,,0-0,500-509")])
             #expect(response.status == 206)
-            #expect(try parts(of: response).map(\.claimed) == [500..<600, 0..<1, 500..<510])
+            #expect(try response.byteParts().map(\.claimed) == [500..<600, 0..<1, 500..<510])
         }
     }
 
@@ -79,7 +74,7 @@ import Testing
             #expect(over.body.elementsEqual(Fixture.blob))
             let under = try await fetch(fixture.port, "/blob.bin", headers: [("Range", ranges(999))])
             #expect(under.status == 206)
-            let parts = try parts(of: under)
+            let parts = try under.byteParts()
             #expect(parts.count == 999)
             #expect(parts.allSatisfy { $0.bytes == Array(Fixture.blob[$0.claimed]) })
         }
@@ -102,7 +97,7 @@ import Testing
         try await Fixture.with(files: ["big.bin": big]) { fixture in
             let response = try await fetch(
                 fixture.port, "/big.bin", headers: [("Range", "bytes=1-3145728,-3145728")])
-            let parts = try parts(of: response)
+            let parts = try response.byteParts()
             #expect(parts.map(\.claimed) == [1..<3_145_729, (big.count - 3_145_728)..<big.count])
             #expect(parts.allSatisfy { $0.bytes == Array(big[$0.claimed]) })
         }

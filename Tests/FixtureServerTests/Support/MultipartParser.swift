@@ -85,3 +85,10 @@ enum MultipartParser {
         }
     }
 }
+
+extension RawResponse {
+    /// The parts of a multipart/byteranges response, read strictly.
+    func byteParts() throws -> [BytePart] {
+        try MultipartParser.parse(body, boundary: MultipartParser.boundary(contentType: headers["content-type"]))
+    }
+}
