@@ -37,6 +37,8 @@ let package = Package(
         // No pkg-config name: giflib ships a .pc file only in some distributions.
         .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"])]),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
+        // The fixture server's `gzip=1` (libzip-dev and libpng-dev pull zlib1g-dev in).
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // syncfs(2) and statfs(2), which Swift's Glibc module does not show.
         .target(name: "CFileSync"),
         .target(
@@ -53,6 +55,7 @@ let package = Package(
         .target(
             name: "FixtureServer",
             dependencies: [
+                "CZlib",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

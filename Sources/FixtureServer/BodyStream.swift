@@ -16,6 +16,7 @@ final class BodyStream {
     private static let fileChunk = 256 * 1024
 
     private let source: BodySource
+    private let pieces: [BodyPiece]
     /// File bytes are copied into buffers instead of sent as file regions:
     /// TLS must encrypt them, and sendfile(2) would bypass it.
     private let copiesFiles: Bool
@@ -23,9 +24,13 @@ final class BodyStream {
     let length: Int?
     let startedAt = NIODeadline.now()
     private(set) var sent = 0
+    /// Where the next byte comes from: a piece, and how much of it was sent.
+    private var piece = 0
+    private var sentOfPiece = 0
 
     init(source: BodySource, cut: BodyCut?, copiesFiles: Bool) {
         self.source = source
+        self.pieces = source.pieces.filter { $0.length != 0 }
         self.copiesFiles = copiesFiles
         switch (source.length, cut?.bytes) {
         case let (body?, cut?): length = min(body, cut)
@@ -36,20 +41,34 @@ final class BodyStream {
 
     var remaining: Int? { length.map { $0 - sent } }
 
+    /// The most the next chunk may hold: chunks never span two pieces.
     var maxChunk: Int {
-        if case .endless = source { Self.zeros.readableBytes } else { Self.fileChunk }
+        guard piece < pieces.count else { return 0 }
+        switch pieces[piece] {
+        case .endless: return Self.zeros.readableBytes
+        case let other: return min(Self.fileChunk, other.length! - sentOfPiece)
+        }
     }
 
     /// The next `size` bytes after those sent; `size` must not exceed
     /// `remaining` nor `maxChunk`.
     func chunk(size: Int) -> IOData {
-        switch source {
-        case .none:
-            return .byteBuffer(ByteBuffer())
+        guard size > 0 else { return .byteBuffer(ByteBuffer()) }
+        switch pieces[piece] {
         case .bytes(let buffer):
-            return .byteBuffer(buffer.getSlice(at: buffer.readerIndex + sent, length: size)!)
-        case .file(let handle, let range):
-            let start = range.lowerBound + sent
+            return .byteBuffer(buffer.getSlice(at: buffer.readerIndex + sentOfPiece, length: size)!)
+        case .content(let range):
+            return contentChunk(at: range.lowerBound + sentOfPiece, size: size)
+        case .endless:
+            return .byteBuffer(Self.zeros.getSlice(at: 0, length: size)!)
+        }
+    }
+
+    private func contentChunk(at start: Int, size: Int) -> IOData {
+        switch source.content {
+        case .buffer(let buffer)?:
+            return .byteBuffer(buffer.getSlice(at: buffer.readerIndex + start, length: size)!)
+        case .file(let handle)?:
             guard copiesFiles else {
                 return .fileRegion(FileRegion(fileHandle: handle, readerIndex: start, endIndex: start + size))
             }
@@ -61,13 +80,18 @@ final class BodyStream {
                 }
             }
             return .byteBuffer(buffer)
-        case .endless:
-            return .byteBuffer(Self.zeros.getSlice(at: 0, length: size)!)
+        case nil:
+            return .byteBuffer(ByteBuffer())
         }
     }
 
     func didSend(_ size: Int) {
         sent += size
+        sentOfPiece += size
+        if piece < pieces.count, sentOfPiece == pieces[piece].length {
+            piece += 1
+            sentOfPiece = 0
+        }
     }
 
     func close() {

@@ -21,6 +21,8 @@ struct FaultRoute: Equatable {
     var endless = false
     var stallAfter: Int?
     var rate: Int?
+    /// How Range requests are answered, and how the answer misbehaves.
+    var ranges = RangeRoute()
     var problems: [String] = []
 
     /// `only=SUFFIX` keeps the faults to paths ending in SUFFIX: a manifest and
@@ -34,61 +36,37 @@ struct FaultRoute: Equatable {
             let value = parts.count > 1 ? String(parts[1]).percentDecoded(plusAsSpace: true) : ""
             if name == "only" { only = value } else { apply(name: name, value: value) }
         }
+        if ranges.then != nil, ranges.after == nil {
+            problems.append("then needs after=N: the number of requests answered before it applies")
+        }
         if let only, !path.hasSuffix(only) { self = FaultRoute(query: nil) }
     }
 
     private mutating func apply(name: String, value: String) {
         switch name {
-        case "status": status = statusCode(name, value)
-        case "delay_ms": delayMilliseconds = count(name, value) ?? 0
-        case "truncate": truncate = count(name, value)
-        case "reset": reset = flag(name, value)
-        case "fail_first": failFirst = count(name, value) ?? 0
-        case "fail_status": failStatus = statusCode(name, value) ?? 503
+        case "status": status = QueryValue.statusCode(name, value, &problems)
+        case "delay_ms": delayMilliseconds = QueryValue.count(name, value, &problems) ?? 0
+        case "truncate": truncate = QueryValue.count(name, value, &problems)
+        case "reset": reset = QueryValue.flag(name, value, &problems)
+        case "fail_first": failFirst = QueryValue.count(name, value, &problems) ?? 0
+        case "fail_status": failStatus = QueryValue.statusCode(name, value, &problems) ?? 503
         case "cache_control": cacheControl = value
         case "expires": expires = value
         case "retry_after": retryAfter = value
         case "etag": etag = value
         case "last_modified": lastModified = value
         case "redirect": redirect = value
-        case "redirect_loop": redirectLoop = flag(name, value)
-        case "chunked": chunked = flag(name, value)
-        case "endless": endless = flag(name, value)
-        case "stall_after": stallAfter = count(name, value)
+        case "redirect_loop": redirectLoop = QueryValue.flag(name, value, &problems)
+        case "chunked": chunked = QueryValue.flag(name, value, &problems)
+        case "endless": endless = QueryValue.flag(name, value, &problems)
+        case "stall_after": stallAfter = QueryValue.count(name, value, &problems)
         case "rate":
-            rate = count(name, value)
+            rate = QueryValue.count(name, value, &problems)
             if rate == 0 {
                 rate = nil
                 problems.append("rate must be at least 1 byte per second")
             }
-        default: break
-        }
-    }
-
-    private mutating func count(_ name: String, _ value: String) -> Int? {
-        guard let number = Int(value), number >= 0 else {
-            problems.append("\(name) must be a non-negative integer, not '\(value)'")
-            return nil
-        }
-        return number
-    }
-
-    private mutating func statusCode(_ name: String, _ value: String) -> Int? {
-        // 1xx heads are not final responses, so they cannot stand in for one.
-        guard let code = Int(value), (200...999).contains(code) else {
-            problems.append("\(name) must be a status code from 200 to 999, not '\(value)'")
-            return nil
-        }
-        return code
-    }
-
-    private mutating func flag(_ name: String, _ value: String) -> Bool {
-        switch value {
-        case "1", "true", "": return true
-        case "0", "false": return false
-        default:
-            problems.append("\(name) must be 1 or 0, not '\(value)'")
-            return false
+        default: ranges.apply(name: name, value: value, problems: &problems)
         }
     }
 

@@ -1,58 +1,67 @@
 import NIOHTTP1
 
 /// What stat(2) told us about a file: enough for validators and ranges.
+/// With `encoding`, it describes the encoded bytes sent instead of the file.
 struct FileInfo: Sendable, Equatable {
     var size: Int
     var modifiedSeconds: Int
     var modifiedNanoseconds: Int
+    /// In the tag, so that two files never share one, even written in the
+    /// same clock tick with the same size (`then=` relies on it).
+    var inode = 0
+    /// The Content-Encoding of the bytes sent (`gzip`), nil for the file itself.
+    var encoding: String?
 
     /// Strong: a change of size or mtime makes a new tag, which is what a
     /// fixture folder rewritten between test steps needs.
     var etag: String {
         let nanoseconds = modifiedSeconds * 1_000_000_000 + modifiedNanoseconds
-        return "\"\(String(size, radix: 16))-\(String(nanoseconds, radix: 16))\""
+        let suffix = encoding.map { "-" + $0 } ?? ""
+        return "\"\(String(size, radix: 16))-\(String(nanoseconds, radix: 16))-\(String(inode, radix: 16))\(suffix)\""
     }
 
     var lastModified: String { HTTPDate.format(modifiedSeconds) }
 }
 
-/// The answer for a GET or HEAD of a regular file: status, headers, and which
-/// bytes of the file make the body.
+/// The answer for a GET or HEAD of a regular file: status, headers, and the
+/// body as pieces of the file (or of its encoding); nil for none.
 struct FileAnswer: Equatable {
     var status: HTTPResponseStatus
     var headers: HTTPHeaders
-    var bytes: Range<Int>?
+    var body: [BodyPiece]?
 }
 
 enum FileResponder {
-    static func answer(path: String, info: FileInfo, request: HTTPHeaders) -> FileAnswer {
+    static func answer(path: String, info: FileInfo, request: HTTPHeaders, route: RangeRoute = RangeRoute()) -> FileAnswer {
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: ContentType.forPath(path))
+        if let encoding = info.encoding {
+            headers.add(name: "Content-Encoding", value: encoding)
+        }
         headers.add(name: "ETag", value: info.etag)
         headers.add(name: "Last-Modified", value: info.lastModified)
-        headers.add(name: "Accept-Ranges", value: "bytes")
-
-        if isNotModified(info: info, request: request) {
-            return FileAnswer(status: .notModified, headers: headers, bytes: nil)
+        if route.acceptRanges {
+            headers.add(name: "Accept-Ranges", value: "bytes")
         }
 
-        if let range = request.first(name: "range"), ifRangeHolds(info: info, request: request) {
-            switch ByteRange.parse(range, size: info.size) {
-            case .satisfiable(let bytes):
-                headers.add(name: "Content-Range", value: "bytes \(bytes.lowerBound)-\(bytes.upperBound - 1)/\(info.size)")
-                headers.add(name: "Content-Length", value: String(bytes.count))
-                return FileAnswer(status: .partialContent, headers: headers, bytes: bytes)
+        if isNotModified(info: info, request: request) {
+            return FileAnswer(status: .notModified, headers: headers, body: nil)
+        }
+
+        if let range = request.first(name: "range"), route.mode != .ignore, ifRangeHolds(info: info, request: request) {
+            switch RangeRequest.parse(range, size: info.size) {
+            case .satisfiable(let ranges):
+                let responder = RangeResponder(size: info.size, contentType: ContentType.forPath(path), route: route)
+                if let answer = responder.answer(ranges, headers: headers) { return answer }
             case .unsatisfiable:
-                headers.add(name: "Content-Range", value: "bytes */\(info.size)")
-                headers.add(name: "Content-Length", value: "0")
-                return FileAnswer(status: .rangeNotSatisfiable, headers: headers, bytes: nil)
+                return RangeResponder.unsatisfiable(size: info.size, headers: headers)
             case .ignored:
                 break
             }
         }
 
         headers.add(name: "Content-Length", value: String(info.size))
-        return FileAnswer(status: .ok, headers: headers, bytes: 0..<info.size)
+        return FileAnswer(status: .ok, headers: headers, body: [.content(0..<info.size)])
     }
 
     /// RFC 9110 §13.2.2: If-None-Match, when present, decides alone.
@@ -82,38 +91,6 @@ enum FileResponder {
     }
 }
 
-/// A single `bytes=` range (RFC 9110 §14.1.2). Several ranges are answered
-/// with the whole file, as the RFC allows.
-enum ByteRange: Equatable {
-    case satisfiable(Range<Int>)
-    case unsatisfiable
-    case ignored
-
-    static func parse(_ header: String, size: Int) -> ByteRange {
-        guard header.lowercased().hasPrefix("bytes=") else { return .ignored }
-        let spec = header.dropFirst("bytes=".count).trimmingSpaces
-        guard !spec.contains(",") else { return .ignored }
-        let ends = spec.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
-        guard ends.count == 2 else { return .ignored }
-        let first = ends[0].trimmingSpaces
-        let last = ends[1].trimmingSpaces
-
-        if first.isEmpty {
-            guard let suffix = Int(last), suffix >= 0 else { return .ignored }
-            guard suffix > 0, size > 0 else { return .unsatisfiable }
-            return .satisfiable(max(0, size - suffix)..<size)
-        }
-        guard let start = Int(first), start >= 0 else { return .ignored }
-        var end = size - 1
-        if !last.isEmpty {
-            guard let requestedEnd = Int(last), requestedEnd >= start else { return .ignored }
-            end = min(requestedEnd, size - 1)
-        }
-        guard start < size else { return .unsatisfiable }
-        return .satisfiable(start..<(end + 1))
-    }
-}
-
 enum ContentType {
     static func forPath(_ path: String) -> String {
         let name = path.split(separator: "/").last ?? ""
@@ -131,14 +108,5 @@ enum ContentType {
         case "txt": return "text/plain; charset=utf-8"
         default: return "application/octet-stream"
         }
-    }
-}
-
-extension Substring {
-    fileprivate var trimmingSpaces: Substring {
-        var text = self
-        while text.first == " " { text = text.dropFirst() }
-        while text.last == " " { text = text.dropLast() }
-        return text
     }
 }

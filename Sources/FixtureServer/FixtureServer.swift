@@ -39,7 +39,10 @@ public enum FixtureServerError: Error, Equatable, CustomStringConvertible {
 /// `fail_first=N` (`fail_status=S`, default 503), `cache_control=V`,
 /// `expires=V`, `retry_after=V`, `etag=V`, `last_modified=V` (verbatim, control
 /// characters included), `redirect=URL`, `redirect_loop=1`,
-/// `chunked=1`, `endless=1`, `stall_after=N`, `rate=BYTES_PER_SEC`.
+/// `chunked=1`, `endless=1`, `stall_after=N`, `rate=BYTES_PER_SEC`; for
+/// ranges (``RangeRoute``): `ranges=first|416multi|ignore|multipart`,
+/// `max_ranges=N`, `accept_ranges=0`, `gzip=1`, `then=RELPATH&after=N`,
+/// `bad_range=mismatch|overlap|past_end|endless`.
 /// A malformed value of one of these is answered with 400.
 public final class FixtureServer: Sendable {
     /// "http://127.0.0.1:PORT" ("https://…" with TLS), no trailing slash.
@@ -146,7 +149,7 @@ public final class FixtureServer: Sendable {
     /// request's head until its response ended.
     public var peakInFlight: Int { log.peakInFlight }
 
-    /// Clears the log, the `fail_first` counters and `peakInFlight`.
+    /// Clears the log, the `fail_first` and `then` counters and `peakInFlight`.
     public func resetLog() {
         log.reset()
     }

@@ -51,18 +51,24 @@ final class HTTPHandler: ChannelInboundHandler {
         // Counted on arrival, so a delayed attempt still counts in order.
         let failing =
             route.failFirst > 0 && log.attempt(target: exchange.request.target) <= route.failFirst
+        var substitution = Substitution(gzip: route.ranges.gzip && Gzip.isAccepted(by: exchange.request.headers["accept-encoding"]))
+        if let then = route.ranges.then, log.attempt(target: "then\0" + exchange.request.target) > route.ranges.after ?? 0 {
+            substitution.replacement = root.filePath(for: then) ?? ""
+        }
         guard route.delayMilliseconds > 0 else {
-            return respond(exchange, route: route, failing: failing, context: context)
+            return respond(exchange, route: route, failing: failing, substitution: substitution, context: context)
         }
         timer = context.eventLoop.assumeIsolated().scheduleTask(
             in: .milliseconds(Int64(route.delayMilliseconds))
         ) {
             self.timer = nil
-            self.respond(exchange, route: route, failing: failing, context: context)
+            self.respond(exchange, route: route, failing: failing, substitution: substitution, context: context)
         }
     }
 
-    private func respond(_ exchange: Exchange, route: FaultRoute, failing: Bool, context: ChannelHandlerContext) {
+    private func respond(
+        _ exchange: Exchange, route: FaultRoute, failing: Bool, substitution: Substitution, context: ChannelHandlerContext
+    ) {
         let deliver = { (plan: ResponsePlan) in self.send(plan, for: exchange, route: route, context: context) }
         if !route.problems.isEmpty {
             return deliver(.page(.badRequest, detail: route.problems.joined(separator: "; ")))
@@ -90,7 +96,7 @@ final class HTTPHandler: ChannelInboundHandler {
         guard let filePath = root.filePath(for: exchange.request.path) else {
             return deliver(.page(.notFound))
         }
-        root.open(filePath, on: context.eventLoop).assumeIsolated().whenComplete { result in
+        root.open(filePath, substitution: substitution, on: context.eventLoop).assumeIsolated().whenComplete { result in
             let opened = (try? result.get()) ?? nil
             guard self.exchange === exchange, context.channel.isActive else {
                 try? opened?.handle.close()
@@ -99,14 +105,21 @@ final class HTTPHandler: ChannelInboundHandler {
             guard let opened else {
                 return deliver(.page(.notFound))
             }
-            let answer = FileResponder.answer(path: filePath, info: opened.info, request: exchange.head.headers)
+            let answer = FileResponder.answer(
+                path: filePath, info: opened.info, request: exchange.head.headers, route: route.ranges)
             var body = BodySource.none
-            if let bytes = answer.bytes {
-                body = .file(opened.handle, bytes)
-            } else {
+            if let pieces = answer.body, !pieces.isEmpty {
+                body.pieces = pieces
+                body.content = opened.encoded.map { .buffer($0) } ?? .file(opened.handle)
+            }
+            if case .file = body.content {} else {
                 try? opened.handle.close()
             }
-            deliver(ResponsePlan(status: answer.status, headers: answer.headers, body: body))
+            var plan = ResponsePlan(status: answer.status, headers: answer.headers, body: body)
+            if route.ranges.gzip {
+                plan.headers.add(name: "Vary", value: "Accept-Encoding")
+            }
+            deliver(plan)
         }
     }
 }

@@ -1,26 +1,55 @@
 import NIOCore
 import NIOHTTP1
 
-/// Where a response body comes from.
-enum BodySource {
-    case none
+/// The bytes a body's pieces are cut from: the file, or its encoding in memory.
+enum Content {
+    case file(NIOFileHandle)
+    case buffer(ByteBuffer)
+}
+
+/// One stretch of a body.
+enum BodyPiece: Equatable {
     case bytes(ByteBuffer)
-    case file(NIOFileHandle, Range<Int>)
+    /// These bytes of the content.
+    case content(Range<Int>)
     /// Zero-valued bytes for ever: a body that only the client can end.
     case endless
 
-    /// Bytes in the body; nil when it never ends.
+    /// Bytes in the piece; nil when it never ends.
     var length: Int? {
         switch self {
-        case .none: 0
         case .bytes(let buffer): buffer.readableBytes
-        case .file(_, let range): range.count
+        case .content(let range): range.count
         case .endless: nil
         }
     }
+}
+
+/// Where a response body comes from: pieces in order (framing text, slices of
+/// the content), so that a multipart body streams from the file as a plain one does.
+struct BodySource {
+    var content: Content?
+    var pieces: [BodyPiece]
+
+    static let none = BodySource(content: nil, pieces: [])
+    static let endless = BodySource(content: nil, pieces: [.endless])
+
+    static func bytes(_ buffer: ByteBuffer) -> BodySource {
+        BodySource(content: nil, pieces: [.bytes(buffer)])
+    }
+
+    /// Bytes in the body; nil when it never ends.
+    var length: Int? {
+        var total = 0
+        for piece in pieces {
+            guard let length = piece.length else { return nil }
+            total += length
+        }
+        return total
+    }
 
     func close() {
-        if case .file(let handle, _) = self, handle.isOpen {
+        if case .file(let handle) = content, handle.isOpen {
             try? handle.close()
         }
     }

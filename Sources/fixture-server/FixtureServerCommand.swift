@@ -18,7 +18,9 @@ struct FixtureServerCommand: AsyncParsableCommand {
             Prints its base URL as one line on stdout, then serves until SIGINT or SIGTERM.
             Fault query parameters: status, delay_ms, truncate, reset, fail_first, fail_status, \
             cache_control, expires, retry_after, etag, last_modified, redirect, redirect_loop, \
-            chunked, endless, stall_after, rate.
+            chunked, endless, stall_after, rate; for ranges: ranges (multipart, first, 416multi, \
+            ignore), max_ranges, accept_ranges, gzip, then with after, bad_range (mismatch, overlap, \
+            past_end, endless). docs/cli.md says what each does.
             """)
 
     @Option(help: "The folder to serve.")

@@ -51,7 +51,7 @@ import Testing
         }
     }
 
-    @Test(arguments: ["bytes=0-1,5-6", "items=0-1", "bytes=9-3"])
+    @Test(arguments: ["items=0-1", "bytes=9-3", "bytes=0-1,x-5", "bytes=0-1,5"])
     func anUnsupportedRangeIsIgnored(range: String) async throws {
         try await Fixture.with { fixture in
             let response = try await fetch(fixture.port, "/blob.bin", headers: [("Range", range)])
