@@ -82,12 +82,3 @@ struct RangeFetch {
         return .parts(body: body, [MultipartByteranges.Part(range: range, bodyOffset: 0)])
     }
 }
-
-extension ResponseHeaders {
-    /// A Content-Encoding other than `identity`: the body (and the ranges, RFC
-    /// 9110 §14.1.2) are of the encoded bytes, not the file's.
-    var isEncoded: Bool {
-        guard let encoding = self["content-encoding"] else { return false }
-        return ResponseHead.trimmed(encoding).lowercased() != "identity"
-    }
-}

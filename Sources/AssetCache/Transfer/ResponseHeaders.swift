@@ -31,3 +31,13 @@ package struct ResponseHeaders: Sendable, Equatable {
         }
     }
 }
+
+extension ResponseHeaders {
+    /// A Content-Encoding other than `identity`: the ranges of the answer (RFC
+    /// 9110 §14.1.2) are of the encoded bytes, not the file's, so neither a
+    /// resumed download nor a delta can use them; libcurl decodes the body.
+    var isEncoded: Bool {
+        guard let encoding = self["content-encoding"] else { return false }
+        return ResponseHead.trimmed(encoding).lowercased() != "identity"
+    }
+}

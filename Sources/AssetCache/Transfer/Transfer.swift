@@ -130,7 +130,11 @@ final class Transfer: TransferQueueItem {
         if let refusal = HeaderRules.refusal(of: lines) {
             return AttemptFailure(failure: AssetFailure(.network, "\(refusal) (fetching \(request.url))"), isTransient: false)
         }
-        for line in lines {
+        // "Accept-Encoding:" with no value: libcurl sends no such header (a
+        // compressed body would break Range), yet with CURLOPT_ACCEPT_ENCODING
+        // set below it decodes a body a server compressed unasked, so that a
+        // ZIP served gzipped is still the ZIP, its decoded size under the cap.
+        for line in lines + ["Accept-Encoding:"] {
             requestHeaders = ccurl_slist_append(requestHeaders, line)
         }
         let context = Unmanaged.passUnretained(self).toOpaque()
@@ -178,9 +182,10 @@ final class Transfer: TransferQueueItem {
             set(ccurl_easy_setopt_string(easy, CURLOPT_CAPATH, nil))
         }
         set(ccurl_easy_setopt_string(easy, CURLOPT_USERAGENT, Self.userAgent))
-        // No CURLOPT_ACCEPT_ENCODING: a compressed body would break Range and let a
-        // small download inflate past the cap. No FAILONERROR: the status is read
+        // Decoding on, the header off (above): every cap counts decoded bytes, as
+        // they reach the write callback. No FAILONERROR: the status is read
         // after the fact, so 4xx and 5xx stay distinguishable.
+        set(ccurl_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, ""))
         if requestHeaders != nil {
             set(ccurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, requestHeaders))
         }
@@ -385,6 +390,11 @@ final class Transfer: TransferQueueItem {
     /// with `callbackFailure` or `rangeRejection` saying why.
     private func startBody() -> Bool {
         bodyStarted = true
+        if range != nil, head.status == 206, head.headers.isEncoded {
+            // Bytes of the encoded body's range, decoded: not the file's.
+            rangeRejection = AssetFailure(.network, "\(effectiveURL) answered a Range request with an encoded body")
+            return false
+        }
         if let range, head.status == 206 {
             let contentRange = head.headers["content-range"]
             guard let (start, total) = Self.parseContentRange(contentRange), start == range.offset else {
@@ -415,7 +425,8 @@ final class Transfer: TransferQueueItem {
         range = nil
         inheritedPrefix = nil
         resumedFrom = nil
-        fileValidator = Self.strongValidator(of: head.headers)
+        // A decoded body cannot be resumed: a Range would count encoded bytes.
+        fileValidator = head.headers.isEncoded ? nil : Self.strongValidator(of: head.headers)
         return true
     }
 
