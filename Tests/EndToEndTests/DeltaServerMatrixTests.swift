@@ -53,11 +53,12 @@ struct DeltaServerMatrixTests {
         try await site.server.stop()
     }
 
-    /// `then=`/`after=`: the route serves another file from its third request
-    /// on, so the file changes between the tail (the second) and the ranges.
+    /// `then=`/`after=`: the route serves another file once one request was
+    /// answered after the log's reset (which resets the count), so the file
+    /// changes between the tail and the ranges.
     @Test func aFileChangedBetweenTheTailAndTheRangesIsTakenWholeFromIfRange() async throws {
         let old = DeltaSite.bundle()
-        let site = try await DeltaSite.start(old, query: "&then=bundle3.zip&after=2")
+        let site = try await DeltaSite.start(old, query: "&then=bundle3.zip&after=1")
         #expect(try await site.prefetch().status == 0)
         var second = old
         second[0].bytes = DeltaSite.noise(4396, seed: 99)
@@ -83,7 +84,9 @@ struct DeltaServerMatrixTests {
 
     @Test(arguments: [
         ("&bad_range=mismatch", ["range_mismatch"]),
-        ("&bad_range=overlap", ["multipart_invalid", "range_mismatch"]),
+        // The extra part makes the answer longer than the ranges asked: stopped
+        // at that bound.
+        ("&bad_range=overlap", ["multipart_invalid", "range_mismatch", "request_failed"]),
         ("&bad_range=past_end", ["multipart_invalid", "range_mismatch"]),
         ("&bad_range=endless", ["multipart_invalid", "range_mismatch", "request_failed"]),
     ])
