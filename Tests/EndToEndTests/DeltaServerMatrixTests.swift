@@ -75,6 +75,21 @@ struct DeltaServerMatrixTests {
         try await site.server.stop()
     }
 
+    /// A ZIP served with `Content-Encoding: gzip` though no request asked for
+    /// it (a misconfigured CDN): libcurl decodes it to the ZIP, but its ranges
+    /// count gzip bytes, so the delta gives way to one full download.
+    @Test func aGzippedZipIsDecodedAndFetchedWhole() async throws {
+        let (site, _, report) = try await Self.refresh(query: "&gzip=1")
+        let asset = try #require(report.asset(site.bundleURL))
+        #expect(asset.delta_fallback == "content_encoding")
+        let requests = site.server.requests()
+        #expect(requests.filter { $0.headers["range"] == nil }.count == 1)
+        #expect(requests.allSatisfy { $0.headers["accept-encoding"] == nil })
+        print("delta matrix gzip=1: \(requests.count) requests, \(requests.reduce(0) { $0 + $1.bodyBytes }) body bytes sent, "
+            + "downloaded_bytes \(report.totals.downloaded_bytes) (decoded)")
+        try await site.server.stop()
+    }
+
     @Test func aServerWithoutAcceptRangesIsDownloadedWhole() async throws {
         let (site, _, report) = try await Self.refresh(query: "&accept_ranges=0")
         #expect(report.asset(site.bundleURL)?.delta == nil)

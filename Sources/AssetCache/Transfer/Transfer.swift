@@ -186,6 +186,11 @@ final class Transfer: TransferQueueItem {
         // they reach the write callback. No FAILONERROR: the status is read
         // after the fact, so 4xx and 5xx stay distinguishable.
         set(ccurl_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, ""))
+        // A range of an encoded body is not a stream a decoder can start in: it
+        // is passed on as it came, and refused for its Content-Encoding.
+        if range != nil || request.ranged != nil {
+            set(ccurl_easy_setopt_long(easy, CURLOPT_HTTP_CONTENT_DECODING, 0))
+        }
         if requestHeaders != nil {
             set(ccurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, requestHeaders))
         }
