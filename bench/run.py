@@ -41,6 +41,9 @@ L  over an emulated LTE-like and 3G-like link (bench/linkem.py in front of
    nginx): a cold run against curl --parallel, the session-start message's
    ready time, bytes through the link, 5 s and 30 s outages, a byte budget:
    run once, after the rounds, with rounds of its own (bench/link.py)
+D  a 40-file bundle updated by delta against nginx's multipart ranges over those
+   links: the one-file update's bytes and time against --no-delta, and every
+   update case's tree (bench/delta.py, run with L)
 
 Every run writes into a new directory, and none is deleted within a minute of a
 measured run (bench/scratch.py: ext4 without a journal slows file creation after
@@ -253,8 +256,8 @@ def main():
     parser.add_argument("--no-big", action="store_true", help="skip the 1 GiB run of G")
     parser.add_argument("--no-bounds", action="store_true", help="skip I and J (memory over 100,000 assets, slow host)")
     parser.add_argument("--only-bounds", action="store_true", help="run I and J alone and print their rows; BENCHMARKS.md is left alone")
-    parser.add_argument("--no-link", action="store_true", help="skip L (the emulated LTE and 3G links, ~3 minutes)")
-    parser.add_argument("--only-link", action="store_true", help="run L alone and print its rows; BENCHMARKS.md is left alone")
+    parser.add_argument("--no-link", action="store_true", help="skip L and D (the emulated LTE and 3G links, ~3.5 minutes)")
+    parser.add_argument("--only-link", action="store_true", help="run L and D alone and print their rows; BENCHMARKS.md is left alone")
     parser.add_argument("--no-write", action="store_true", help="print the table only; leave BENCHMARKS.md alone")
     parser.add_argument("--scratch-gib", type=int, default=6,
                         help="the runs' files kept until they exceed this, then deleted between rounds, with a pause (bench/scratch.py)")
