@@ -107,6 +107,12 @@ struct RangeResponder {
             var body = parts([])
             body.add(claimed: first, body: .endless)
             return multipart(body, headers: headers)
+        case .garbled:
+            var body = parts(ranges)
+            body.close()
+            var answer = multipart(body, headers: headers)
+            answer.headers.replaceOrAdd(name: "Content-Type", value: "multipart/byteranges; boundary=not-the-one-in-the-body")
+            return answer
         }
     }
 

@@ -22,6 +22,9 @@ struct RangeRoute: Equatable {
         case pastEnd
         /// A part (or a single range's body) that never ends.
         case endless
+        /// A multipart answer (even to one range) whose body does not use the
+        /// boundary its Content-Type names: it cannot be parsed.
+        case garbled
     }
 
     var mode = Mode.multipart
@@ -46,7 +49,7 @@ struct RangeRoute: Equatable {
         case "then": then = value
         case "after": after = QueryValue.count(name, value, &problems)
         case "bad_range":
-            let kinds: [String: Hostility] = ["mismatch": .mismatch, "overlap": .overlap, "past_end": .pastEnd, "endless": .endless]
+            let kinds: [String: Hostility] = ["mismatch": .mismatch, "overlap": .overlap, "past_end": .pastEnd, "endless": .endless, "garbled": .garbled]
             hostility = QueryValue.choice(name, value, kinds, &problems)
         default: break
         }

@@ -104,6 +104,9 @@ struct DeltaServerMatrixTests {
         ("&bad_range=overlap", ["multipart_invalid", "range_mismatch", "request_failed"]),
         ("&bad_range=past_end", ["multipart_invalid", "range_mismatch"]),
         ("&bad_range=endless", ["multipart_invalid", "range_mismatch", "request_failed"]),
+        // Framing bounded by the boundary the header names: a longer one in the
+        // body may pass the answer's length bound first.
+        ("&bad_range=garbled", ["multipart_invalid", "request_failed"]),
     ])
     func aBadRangeAnswerFallsBackToOneFullDownload(query: String, reasons: [String]) async throws {
         let (site, _, report) = try await Self.refresh(query: query)

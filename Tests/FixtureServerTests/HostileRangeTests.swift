@@ -28,6 +28,16 @@ import Testing
         }
     }
 
+    @Test func garbledNamesABoundaryTheBodyDoesNotUse() async throws {
+        try await Fixture.with { fixture in
+            let response = try await fetch(fixture.port, "/blob.bin?bad_range=garbled", headers: [("Range", "bytes=0-9")])
+            #expect(response.status == 206)
+            #expect(response.headers["content-type"] == "multipart/byteranges; boundary=not-the-one-in-the-body")
+            #expect(throws: (any Error).self) { try response.byteParts() }
+            #expect(String(decoding: response.body, as: UTF8.self).contains("Content-Range: bytes 0-9/\(size)"))
+        }
+    }
+
     @Test func pastEndClaimsBytesAfterTheEnd() async throws {
         try await Fixture.with { fixture in
             let single = try await fetch(fixture.port, "/blob.bin?bad_range=past_end", headers: [("Range", "bytes=0-9")])
