@@ -119,23 +119,37 @@ import Testing
         #expect(cut.neededFrom != nil && cut.neededFrom! < UInt64(bytes.count - 30))
     }
 
+    /// The zip64 fixture's directory, and the delta engine's reuse of its
+    /// entries for a new central directory of `new` records at `offset`.
+    static func reuse() throws -> (
+        old: ZipCentralDirectory, end: ZipCentralDirectory.End, records: [ZipCentralDirectory.Record],
+        reused: ([ZipCentralDirectory.Record], UInt64) -> [EntryComparison.Reuse]
+    ) {
+        let old = try ZipCentralDirectory(path: F.hostile("zip/zip64.zip"))
+        let end = try old.end()
+        let records = try old.records(end)
+        return (old, end, records, { new, offset in
+            var newEnd = end
+            newEnd.offset = offset
+            return EntryComparison.reusable(old: old, oldEnd: end, oldRecords: records, newRecords: new, newEnd: newEnd)
+        })
+    }
+
     /// Which entries a delta reuses: the same name, method, CRC and sizes,
     /// placed where a hostile central directory cannot make two overlap or
     /// run into the directory itself.
     @Test func entryComparisonReusesOnlyWhatFitsTheNewLayout() throws {
-        let old = try ZipCentralDirectory(path: F.hostile("zip/zip64.zip"))
-        let end = try old.end()
-        let records = try old.records(end)
-        let spans = try records.map { record throws(ZipCentralDirectory.Failure) in try old.span(of: record, before: end.offset) }
+        let (_, end, records, reusedAt) = try Self.reuse()
         func reused(_ new: [ZipCentralDirectory.Record], directoryAt offset: UInt64) -> [EntryComparison.Reuse] {
-            var newEnd = end
-            newEnd.offset = offset
-            return EntryComparison.reusable(old: old, oldEnd: end, oldRecords: records, newRecords: new, newEnd: newEnd)
+            reusedAt(new, offset)
         }
-        // Unchanged: every entry with data, at the same place.
+        // Unchanged: every entry's whole span, from its local header to the
+        // next one's (the directory entry's too), as the records are the same.
         let same = reused(records, directoryAt: end.offset)
-        #expect(same.map(\.newRange) == zip(records, spans).filter { $0.0.compressedSize > 0 }.map { Int64($0.1.dataStart)..<Int64($0.1.end) })
-        // Moved 100 bytes on: the same data 100 bytes further.
+        let starts = records.map(\.localHeaderOffset).sorted()
+        #expect(same.map(\.newRange) == zip(starts, starts.dropFirst() + [end.offset]).map { Int64($0)..<Int64($1) })
+        #expect(same.allSatisfy { $0.includesLocalHeader } && same.map(\.oldOffset) == same.map(\.newRange.lowerBound))
+        // Moved 100 bytes on: the same spans 100 bytes further.
         let moved = records.map { record in
             var record = record
             record.localHeaderOffset += 100
@@ -153,9 +167,43 @@ import Testing
         stacked[1].size = stacked[0].size
         stacked[1].compressedSize = stacked[0].compressedSize
         stacked[1].method = stacked[0].method
-        #expect(reused(stacked, directoryAt: end.offset).filter { $0.newRange == same.first?.newRange }.count == 1)
+        stacked[1].bytesButOffset = stacked[0].bytesButOffset
+        let onTop = reused(stacked, directoryAt: end.offset)
+        #expect(onTop.filter { $0.index <= 1 }.count == 1)
+        #expect(zip(onTop, onTop.dropFirst()).allSatisfy { $0.newRange.upperBound <= $1.newRange.lowerBound })
         // Past the new central directory's start: not reused.
         #expect(reused(records, directoryAt: 10).isEmpty)
+    }
+
+    /// Rules (b) and (c) of ``EntryComparison``: a record that differs from
+    /// the cached one in more than its offset, or a span of another length,
+    /// reuses the entry's data only (its local header is fetched).
+    @Test func aRecordOrSpanThatDiffersReusesTheDataOnly() throws {
+        let (old, end, records, reused) = try Self.reuse()
+        let spans = try records.map { record throws(ZipCentralDirectory.Failure) in try old.span(of: record, before: end.offset) }
+        func dataOnly(_ index: Int) -> EntryComparison.Reuse {
+            EntryComparison.Reuse(
+                index: index, newRange: Int64(spans[index].dataStart)..<Int64(spans[index].end), oldOffset: Int64(spans[index].dataStart))
+        }
+        // (b) The same file written at another time (the record's bytes 12–13).
+        var retimed = records
+        retimed[1].bytesButOffset[12] ^= 1
+        let afterRetiming = reused(retimed, end.offset)
+        #expect(afterRetiming.first { $0.index == 1 } == dataOnly(1))
+        #expect(afterRetiming.filter { $0.index != 1 }.allSatisfy { $0.includesLocalHeader })
+        #expect(afterRetiming.count == records.count)
+        // (c) The central directory 8 bytes further: the last span is longer than the cached one.
+        let last = try #require(records.max { $0.localHeaderOffset < $1.localHeaderOffset }?.index)
+        let afterGrowing = reused(records, end.offset + 8)
+        #expect(afterGrowing.first { $0.index == last } == dataOnly(last))
+        #expect(afterGrowing.filter { $0.index != last }.allSatisfy { $0.includesLocalHeader })
+        // The rebuild's check of a reused local header: this record's name, method, CRC and sizes.
+        #expect(records.allSatisfy(old.localHeaderAgrees))
+        var renamed = records[0]
+        renamed.rawName = Array("other.html".utf8)
+        var recrc = records[0]
+        recrc.crc ^= 1
+        #expect(!old.localHeaderAgrees(with: renamed) && !old.localHeaderAgrees(with: recrc))
     }
 
     /// End of central directory record: `count` entries, `size` bytes at `offset`.

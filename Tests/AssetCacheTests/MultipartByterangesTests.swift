@@ -91,6 +91,15 @@ import Testing
         // The 900 reusable bytes between two small gaps are fetched: cheaper than another range.
         #expect(RangePlan.ranges(before: 95_000, reused: reused) == [0..<100, 50_000..<51_050, 90_000..<95_000])
         #expect(RangePlan.header([0..<100, 200..<201]) == "Range: bytes=0-99,200-200")
+        // A gap the rebuild fills from the cached copy: across reuses that touch, not across a hole.
+        let spans = [
+            EntryComparison.Reuse(index: 0, newRange: 0..<500, oldOffset: 1000, includesLocalHeader: true),
+            EntryComparison.Reuse(index: 1, newRange: 500..<800, oldOffset: 3000, includesLocalHeader: true),
+        ]
+        let filled = ZipRebuild.pieces(of: 400..<700, from: spans, source: 9)
+        #expect(filled?.map(\.range) == [400..<500, 500..<700] && filled?.map(\.offset) == [1400, 3000])
+        #expect(ZipRebuild.pieces(of: 100..<50_100, from: reused, source: 9) == nil)
+        #expect(ZipRebuild.pieces(of: 200..<300, from: reused, source: 9)?.map(\.offset) == [200])
         #expect(DeltaRefresh.nextStep(after: 0, below: 41) == 2)
         #expect(DeltaRefresh.nextStep(after: 2, below: 7) == 3)
         #expect(DeltaRefresh.nextStep(after: 4, below: 2) == nil)

@@ -57,6 +57,11 @@ import Testing
         #expect(site.bodyBytes(status: 206) <= bound)
         #expect(delta.reused_bytes + delta.fetched_bytes >= zip.count)
         #expect(site.server.requests().allSatisfy { $0.headers["range"] != nil })
+        // The other entries' local headers come from the cached ZIP: the tail,
+        // then the changed entry as one range, a plain 206.
+        #expect(delta.requests == 2)
+        #expect(site.server.requests().map(\.status) == [206, 206])
+        #expect(site.server.requests().allSatisfy { !($0.headers["range"] ?? "").contains(",") })
         try site.expectTree(report, files)
         #expect(try await CommandRunner.prefetch(["verify", "--cache-dir", site.cache]).status == 0)
         let metrics = try PrometheusText(String(contentsOfFile: site.scratch.path("prefetch.prom"), encoding: .utf8))

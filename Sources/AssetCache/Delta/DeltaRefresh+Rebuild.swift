@@ -84,16 +84,16 @@ extension DeltaRefresh {
         }
         var pieces = [ZipRebuild.Piece(range: plan.tailStart..<plan.fileSize, source: descriptors[0], offset: 0)]
         pieces += fetched.map { ZipRebuild.Piece(range: $0.range, source: descriptors[$0.body + 1], offset: $0.offset) }
-        // What no answer covers comes from the cached copy: each gap lies in one reused entry.
+        // What no answer covers comes from the cached copy: each gap lies in
+        // reused entries, several in a row where whole spans are reused.
         var position: Int64 = 0
         for piece in pieces.sorted(by: { $0.range.lowerBound < $1.range.lowerBound }) {
             if piece.range.lowerBound > position {
                 let gap = position..<piece.range.lowerBound
-                guard let reuse = plan.reused.first(where: { $0.newRange.contains(gap.lowerBound) }),
-                      reuse.newRange.upperBound >= gap.upperBound
-                else { return fallback(.rebuildMismatch, stats, download) }
-                pieces.append(ZipRebuild.Piece(
-                    range: gap, source: oldFD, offset: reuse.oldOffset + gap.lowerBound - reuse.newRange.lowerBound))
+                guard let cachedPieces = ZipRebuild.pieces(of: gap, from: plan.reused, source: oldFD) else {
+                    return fallback(.rebuildMismatch, stats, download)
+                }
+                pieces += cachedPieces
                 stats.reusedBytes += gap.upperBound - gap.lowerBound
             }
             position = max(position, piece.range.upperBound)

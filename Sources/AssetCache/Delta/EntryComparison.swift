@@ -1,10 +1,23 @@
-/// Which entries of the new ZIP the cached copy already holds (issue 30): an
+/// Which bytes of the new ZIP the cached copy already holds (issue 30). An
 /// entry is reusable when its name, method, CRC-32, compressed and uncompressed
 /// sizes are those of a cached entry, and neither is encrypted (the same
-/// plaintext encrypts to other bytes). Only the entry's data is reused: its
-/// local header is fetched, as the new file's may differ in a date or an
-/// extra field. Where the data starts in the new file assumes a local header
-/// as long as the cached one's; ``ZipRebuild`` checks that against the rebuilt file.
+/// plaintext encrypts to other bytes).
+///
+/// Its whole span — local header, data, data descriptor, up to the next entry
+/// or the central directory — is taken from the cached ZIP when, besides, (b)
+/// its new central-directory record is byte for byte the cached one but for
+/// the local-header offset (versions, flags, method, time, date, CRC, sizes,
+/// name, extra field, comment, disk, attributes: the same entry written by the
+/// same tool, which then wrote the same local header) and (c) the span is as
+/// long in the new file as in the cached one. A one-file change then costs the
+/// tail and that entry: one range. Otherwise only the entry's data is reused and
+/// its local header fetched, as the new one may differ in a date or an extra
+/// field; where the data starts then assumes a local header as long as the
+/// cached one's. ``ZipRebuild`` checks both against the rebuilt file.
+///
+/// Without a pin the evidence that reused bytes are the new file's is the
+/// central directory: the CRC-32 for the data, the identical record for the
+/// rest of the span. With a pin, the rebuilt file's SHA-256 proves them.
 enum EntryComparison {
     /// `newRange` of the new file are the cached file's bytes from `oldOffset`.
     struct Reuse: Equatable {
@@ -12,20 +25,28 @@ enum EntryComparison {
         var index: Int
         var newRange: Range<Int64>
         var oldOffset: Int64
+        /// The entry's whole span (rules b and c), not only its data.
+        var includesLocalHeader = false
     }
 
-    /// Reusable data, sorted and disjoint, all before `newEnd.offset` (the
+    private typealias Cached = (record: ZipCentralDirectory.Record, span: ZipCentralDirectory.Span, spanEnd: UInt64)
+
+    /// Reusable bytes, sorted and disjoint, all before `newEnd.offset` (the
     /// new central directory): a central directory that places entries on top
     /// of each other or past its own start gets no reuse for them.
     static func reusable(
         old: ZipCentralDirectory, oldEnd: ZipCentralDirectory.End, oldRecords: [ZipCentralDirectory.Record],
         newRecords: [ZipCentralDirectory.Record], newEnd: ZipCentralDirectory.End
     ) -> [Reuse] {
-        var cached: [[UInt8]: (record: ZipCentralDirectory.Record, span: ZipCentralDirectory.Span)] = [:]
-        for record in oldRecords where record.flags & 1 == 0 && record.compressedSize > 0 {
-            guard let span = try? old.span(of: record, before: oldEnd.offset), span.end <= oldEnd.offset else { continue }
-            cached[record.rawName] = (record, span)
+        let oldSpanEnds = spanEnds(oldRecords, before: oldEnd.offset)
+        var cached: [[UInt8]: Cached] = [:]
+        for record in oldRecords where record.flags & 1 == 0 {
+            guard let span = try? old.span(of: record, before: oldEnd.offset), span.end <= oldEnd.offset,
+                  let spanEnd = oldSpanEnds[record.localHeaderOffset]
+            else { continue }
+            cached[record.rawName] = (record, span, spanEnd)
         }
+        let newSpanEnds = spanEnds(newRecords, before: newEnd.offset)
         var reuses: [Reuse] = []
         var previousEnd: UInt64 = 0
         for record in newRecords.sorted(by: { $0.localHeaderOffset < $1.localHeaderOffset }) {
@@ -33,7 +54,13 @@ enum EntryComparison {
                   match.record.crc == record.crc, match.record.compressedSize == record.compressedSize,
                   match.record.size == record.size, record.localHeaderOffset >= previousEnd
             else { continue }
+            if let reuse = wholeSpan(of: record, match, newSpanEnd: newSpanEnds[record.localHeaderOffset]) {
+                reuses.append(reuse)
+                previousEnd = UInt64(reuse.newRange.upperBound)
+                continue
+            }
             let span = match.span
+            guard record.compressedSize > 0 else { continue }
             let (start, overflow) = record.localHeaderOffset.addingReportingOverflow(span.dataStart - span.start)
             let (end, past) = start.addingReportingOverflow(record.compressedSize)
             guard !overflow, !past, end <= newEnd.offset, end <= UInt64(Int64.max) else { continue }
@@ -41,5 +68,24 @@ enum EntryComparison {
             previousEnd = end
         }
         return reuses
+    }
+
+    /// The entry's span in the new file, from the cached one, under rules (b)
+    /// and (c); nil when either fails or the cached span does not hold its own
+    /// entry's data.
+    private static func wholeSpan(of record: ZipCentralDirectory.Record, _ match: Cached, newSpanEnd: UInt64?) -> Reuse? {
+        guard let newSpanEnd, record.bytesButOffset == match.record.bytesButOffset, match.span.end <= match.spanEnd,
+              newSpanEnd - record.localHeaderOffset == match.spanEnd - match.span.start, newSpanEnd <= UInt64(Int64.max)
+        else { return nil }
+        return Reuse(
+            index: record.index, newRange: Int64(record.localHeaderOffset)..<Int64(newSpanEnd), oldOffset: Int64(match.span.start),
+            includesLocalHeader: true)
+    }
+
+    /// For each local-header offset before `limit`, where its span ends: the
+    /// next entry's offset, or `limit` (the central directory) after the last.
+    private static func spanEnds(_ records: [ZipCentralDirectory.Record], before limit: UInt64) -> [UInt64: UInt64] {
+        let starts = Set(records.map(\.localHeaderOffset).filter { $0 < limit }).sorted()
+        return Dictionary(uniqueKeysWithValues: zip(starts, starts.dropFirst() + [limit]))
     }
 }

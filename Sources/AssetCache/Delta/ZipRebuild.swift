@@ -8,7 +8,7 @@ import Glibc
 /// piece lies (the cached copy, the tail, the range answers) and hashed as
 /// they go, a buffer at a time: the file is never held in memory. Then read
 /// back as a ZIP: it must be the archive the tail described, each reused
-/// entry's data where it was assumed to start.
+/// entry where it was assumed to lie.
 enum ZipRebuild {
     /// `range` of the new file is `source`'s bytes from `offset`.
     struct Piece {
@@ -18,6 +18,28 @@ enum ZipRebuild {
     }
 
     private static let bufferSize = 64 * 1024
+
+    /// `gap` of the new file from `source`, the cached copy, as the reused
+    /// ranges (sorted, disjoint) that cover it; nil when they leave a hole.
+    static func pieces(of gap: Range<Int64>, from reused: [EntryComparison.Reuse], source: Int32) -> [Piece]? {
+        var pieces: [Piece] = []
+        var position = gap.lowerBound
+        // The first reuse that ends after the gap starts, by bisection: a bundle may have thousands.
+        var next = reused.count, low = 0
+        while low < next {
+            let middle = (low + next) / 2
+            if reused[middle].newRange.upperBound > position { next = middle } else { low = middle + 1 }
+        }
+        while position < gap.upperBound {
+            guard next < reused.count, reused[next].newRange.contains(position) else { return nil }
+            let reuse = reused[next]
+            let end = min(reuse.newRange.upperBound, gap.upperBound)
+            pieces.append(Piece(range: position..<end, source: source, offset: reuse.oldOffset + position - reuse.newRange.lowerBound))
+            position = end
+            next += 1
+        }
+        return pieces
+    }
 
     /// The SHA-256 (hex) of the file written at `location`; nil when the
     /// pieces do not tile `0..<fileSize` or a read or write failed.
@@ -48,8 +70,12 @@ enum ZipRebuild {
         return CacheStore.hex(Array(hasher.finalize()))
     }
 
-    /// The rebuilt file is the archive of the tail's central directory, and
-    /// each reused entry's local header is as long as assumed.
+    /// The rebuilt file is the archive of the tail's central directory: where
+    /// only an entry's data was reused, its fetched local header is as long as
+    /// assumed; where its whole span was, the cached local header is this
+    /// record's (name, method, CRC-32, sizes) and its data ends within the
+    /// span. A local header that disagrees would fail validation's
+    /// `ZIP_CHECKCONS`; caught here, it is a fallback to one full download.
     static func matches(
         _ location: FileLocation, end: ZipCentralDirectory.End, records: [ZipCentralDirectory.Record],
         reused: [EntryComparison.Reuse]
@@ -59,8 +85,11 @@ enum ZipRebuild {
                   let rebuiltRecords = try? rebuilt.records(rebuiltEnd), rebuiltRecords == records
             else { return false }
             return reused.allSatisfy { reuse in
-                guard let span = try? rebuilt.span(of: records[reuse.index], before: end.offset) else { return false }
-                return span.dataStart == UInt64(reuse.newRange.lowerBound)
+                let record = records[reuse.index]
+                guard let span = try? rebuilt.span(of: record, before: end.offset) else { return false }
+                guard reuse.includesLocalHeader else { return span.dataStart == UInt64(reuse.newRange.lowerBound) }
+                return span.start == UInt64(reuse.newRange.lowerBound) && span.end <= UInt64(reuse.newRange.upperBound)
+                    && rebuilt.localHeaderAgrees(with: record)
             }
         } ?? false
     }

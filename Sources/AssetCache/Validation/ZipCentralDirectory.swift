@@ -34,6 +34,11 @@ final class ZipCentralDirectory {
         var compressedSize: UInt64
         var size: UInt64
         var localHeaderOffset: UInt64
+        /// The whole record as stored, its 32-bit local-header offset zeroed:
+        /// equal for the same entry written by the same tool, wherever it lies
+        /// (the delta engine reuses its local header then, ``EntryComparison``).
+        /// A ZIP64 offset stays in the extra field: such records never compare equal when moved.
+        var bytesButOffset: [UInt8]
     }
 
     /// The bytes one entry occupies: its local header, then its data.
@@ -191,15 +196,16 @@ final class ZipCentralDirectory {
             guard limit - position - 46 >= variable else {
                 throw .malformed("central directory record #\(index) runs past the central directory")
             }
-            let rest = try bytes(at: position + 46, count: nameLength + extraLength)
+            let rest = try bytes(at: position + 46, count: Int(variable))
             var record = Record(
                 index: index, rawName: Array(rest[0..<nameLength]), flags: fixed.uint16(at: 8),
                 method: fixed.uint16(at: 10), crc: fixed.uint32(at: 16), compressedSize: UInt64(fixed.uint32(at: 20)),
-                size: UInt64(fixed.uint32(at: 24)), localHeaderOffset: UInt64(fixed.uint32(at: 42))
+                size: UInt64(fixed.uint32(at: 24)), localHeaderOffset: UInt64(fixed.uint32(at: 42)),
+                bytesButOffset: Array(fixed[0..<42]) + [0, 0, 0, 0] + rest
             )
             let disk = fixed.uint16(at: 34)
             try Self.applyZip64(
-                Array(rest[nameLength...]), to: &record, needsDisk: disk == 0xFFFF)
+                Array(rest[nameLength..<(nameLength + extraLength)]), to: &record, needsDisk: disk == 0xFFFF)
             if disk != 0, disk != 0xFFFF {
                 throw .malformed("entry #\(index) is on disk \(disk): split archives are not supported")
             }
@@ -259,6 +265,21 @@ final class ZipCentralDirectory {
         let dataStart = start + 30 + UInt64(header.uint16(at: 26)) + UInt64(header.uint16(at: 28))
         let (end, overflow) = dataStart.addingReportingOverflow(record.compressedSize)
         return Span(index: record.index, start: start, dataStart: dataStart, end: overflow ? .max : end)
+    }
+
+    /// Whether the local header at `record`'s offset is of the same entry:
+    /// its name and method, and unless a data descriptor carries them (flag
+    /// bit 3) its CRC-32 and sizes (all ones: in a ZIP64 field), as libzip's
+    /// `ZIP_CHECKCONS` compares them.
+    func localHeaderAgrees(with record: Record) -> Bool {
+        guard let header = try? bytes(at: record.localHeaderOffset, count: 30), header.uint32(at: 0) == Self.localSignature,
+              header.uint16(at: 8) == record.method,
+              let name = try? bytes(at: record.localHeaderOffset + 30, count: Int(header.uint16(at: 26))), name == record.rawName
+        else { return false }
+        guard header.uint16(at: 6) & 8 == 0 else { return true }
+        func agrees(_ stored: UInt32, _ value: UInt64) -> Bool { stored == 0xFFFF_FFFF || UInt64(stored) == value }
+        return header.uint32(at: 14) == record.crc && agrees(header.uint32(at: 18), record.compressedSize)
+            && agrees(header.uint32(at: 22), record.size)
     }
 
     // MARK: reading

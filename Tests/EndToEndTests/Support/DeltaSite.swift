@@ -48,8 +48,8 @@ struct DeltaSite {
     /// The ZIP's bytes; the server's file replaced by rename, so a run never
     /// sees half of it (and its ETag, of size and mtime, changes).
     @discardableResult
-    func publish(_ files: Files) throws -> Data {
-        let zip = StoredZip.make(files)
+    func publish(_ files: Files, date: UInt16 = 0x21) throws -> Data {
+        let zip = StoredZip.make(files, date: date)
         let staging = scratch.path("site/.staging")
         try zip.write(to: URL(fileURLWithPath: staging))
         guard rename(staging, scratch.path("site/bundle.zip")) == 0 else { throw CocoaError(.fileWriteUnknown) }

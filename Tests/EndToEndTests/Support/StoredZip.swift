@@ -3,19 +3,20 @@ import Foundation
 /// A ZIP of stored (uncompressed) files written here byte by byte, for archives
 /// the fixtures should not hold, such as one whose paths are longer than PATH_MAX.
 enum StoredZip {
-    static func make(_ files: [(name: String, bytes: [UInt8])]) -> Data {
+    /// `date`: every entry's MS-DOS date (0x21: 1980-01-01).
+    static func make(_ files: [(name: String, bytes: [UInt8])], date: UInt16 = 0x21) -> Data {
         var archive: [UInt8] = []
         var central: [UInt8] = []
         for file in files {
             let name = Array(file.name.utf8)
             let crc = crc32(file.bytes)
             let offset = UInt32(archive.count)
-            // Local header: version 2.0, no flags, stored, 1980-01-01 00:00.
-            archive += le32(0x0403_4B50) + le16(20) + le16(0) + le16(0) + le16(0) + le16(0x21)
+            // Local header: version 2.0, no flags, stored, at 00:00 of `date`.
+            archive += le32(0x0403_4B50) + le16(20) + le16(0) + le16(0) + le16(0) + le16(date)
             archive += le32(crc) + le32(UInt32(file.bytes.count)) + le32(UInt32(file.bytes.count))
             archive += le16(UInt16(name.count)) + le16(0) + name + file.bytes
             // Central record: made by Unix, a regular file of mode 0644.
-            central += le32(0x0201_4B50) + le16(3 << 8 | 20) + le16(20) + le16(0) + le16(0) + le16(0) + le16(0x21)
+            central += le32(0x0201_4B50) + le16(3 << 8 | 20) + le16(20) + le16(0) + le16(0) + le16(0) + le16(date)
             central += le32(crc) + le32(UInt32(file.bytes.count)) + le32(UInt32(file.bytes.count))
             central += le16(UInt16(name.count)) + le16(0) + le16(0) + le16(0) + le16(0)
             central += le32(UInt32(0o100644) << 16) + le32(offset) + name
