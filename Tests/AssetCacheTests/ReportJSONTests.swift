@@ -17,15 +17,16 @@ import Testing
         let plan = AssetPlan(manifest: manifest, now: 0)
         let image = try AssetURL(parsing: "http://e.com/a/b.png")
         let zip = try AssetURL(parsing: "http://e.com/z.zip")
+        var zipRecord = AssetRecord(
+            url: zip, kind: .archive, outcome: .failed, attempts: 4,
+            failure: AssetFailure(.unsafeArchive, "entry '../x\t\u{01}' escapes \\ the \"root\""), finishedMs: 7)
+        zipRecord.delta = DeltaStats(fetchedBytes: 9042, reusedBytes: 2_485_604, requests: 3)
+        zipRecord.deltaFallback = .integrityMismatch
         let records: [KindedURL: AssetRecord] = [
             KindedURL(url: image, kind: .image): AssetRecord(
                 url: image, kind: .image, outcome: .downloaded, sha256: String(repeating: "ab", count: 32), bytes: 1234,
                 path: "/cache/objects/ab/é", attempts: 2, failure: nil, finishedMs: 41),
-            KindedURL(url: zip, kind: .archive): AssetRecord(
-                url: zip, kind: .archive, outcome: .failed, attempts: 4,
-                failure: AssetFailure(.unsafeArchive, "entry '../x\t\u{01}' escapes \\ the \"root\""),
-                delta: DeltaStats(fetchedBytes: 9042, reusedBytes: 2_485_604, requests: 3), deltaFallback: .integrityMismatch,
-                finishedMs: 7),
+            KindedURL(url: zip, kind: .archive): zipRecord,
         ]
         var report = PrefetchReport(
             manifest: manifest, plan: plan, records: records, now: 0, cacheDirectory: "/cache/dir", durationMs: 812)

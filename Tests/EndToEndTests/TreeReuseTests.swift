@@ -13,22 +13,11 @@ import Glibc
     /// 40 files, 3 MB: a 2 MB "image", 38 pages and scripts, and `index.html`,
     /// the one file a new version edits.
     static func bundle(index: String) -> [(name: String, bytes: [UInt8])] {
-        var files: [(name: String, bytes: [UInt8])] = [("index.html", Array(index.utf8)), ("img/hero.bin", noise(2 << 20, seed: 1))]
+        var files: [(name: String, bytes: [UInt8])] = [("index.html", Array(index.utf8)), ("img/hero.bin", DeltaSite.noise(2 << 20, seed: 1))]
         for number in 0..<38 {
-            files.append(("pages/p\(number).js", noise(4_096 + number * 1_000, seed: UInt64(number + 2))))
+            files.append(("pages/p\(number).js", DeltaSite.noise(4_096 + number * 1_000, seed: UInt64(number + 2))))
         }
         return files
-    }
-
-    /// Bytes that do not compress, the same for the same seed (xorshift64).
-    static func noise(_ count: Int, seed: UInt64) -> [UInt8] {
-        var state = seed &* 0x9E37_79B9_7F4A_7C15 | 1
-        return (0..<count).map { _ in
-            state ^= state << 13
-            state ^= state >> 7
-            state ^= state << 17
-            return UInt8(truncatingIfNeeded: state)
-        }
     }
 
     static let first = bundle(index: "<html>price: 10</html>\n")

@@ -163,10 +163,11 @@ struct AssetPipeline: Sendable {
             }
             switch committed {
             case .success(let valid)?:
-                return AssetRecord(
+                var record = AssetRecord(
                     url: item.url, kind: kind, outcome: .downloaded, sha256: result.sha256, bytes: result.bytes,
-                    path: committer.localPath(valid, as: kind), attempts: result.attempts, failure: nil, finishedMs: finished,
-                    unpack: kind == .archive ? valid.unpack : nil)
+                    path: committer.localPath(valid, as: kind), attempts: result.attempts, failure: nil, finishedMs: finished)
+                if kind == .archive { record.unpack = valid.unpack }
+                return record
             case .failure(let failure)?:
                 return .failed(item.url, kind, failure, attempts: result.attempts, finishedMs: finished)
             case nil:
