@@ -41,29 +41,27 @@ final class Transfer: TransferQueueItem {
     var receivePaused = false
 
     private let continuation: CheckedContinuation<TransferResult, Never>
-    private let maxAssetSize: Int64
+    let maxAssetSize: Int64
     private var isFinished = false
     private var requestHeaders: UnsafeMutablePointer<curl_slist>?
     private let errorBuffer: UnsafeMutablePointer<CChar>
-    private var head = ResponseHead()
+    private(set) var head = ResponseHead()
     private var sink: BodySink
     /// Body bytes of a non-2xx response: counted against the size cap, never written.
     private var discardedBytes: Int64 = 0
     /// Set when a callback aborts the request; libcurl then reports only a generic
     /// write error.
-    private var callbackFailure: AssetFailure?
+    var callbackFailure: AssetFailure?
     private var status = 0
-    private var effectiveURL: String
+    private(set) var effectiveURL: String
     /// The run's byte budget and the metered cap, as far as this transfer goes.
-    private var allowance: DownloadAllowance?
-    /// Body bytes of every attempt, error pages included: what the budget is charged.
-    private var moved: Int64 = 0
+    var allowance: DownloadAllowance?
     /// Set when the allowance stopped the transfer: the asset waits for a later run.
-    private(set) var deferral: DiscardReason?
+    var deferral: DiscardReason?
 
     // Resuming. `range` is what the next request asks for; `fileValidator`
     // names the representation whose bytes are in the file.
-    private var range: TransferRequest.Resume?
+    private(set) var range: TransferRequest.Resume?
     private var fileValidator: String?
     /// The caller's partial body, until a response replaces it.
     private var inheritedPrefix: Int64?
@@ -132,7 +130,7 @@ final class Transfer: TransferQueueItem {
         }
         // "Accept-Encoding:" with no value: libcurl sends no such header (a
         // compressed body would break Range), yet with CURLOPT_ACCEPT_ENCODING
-        // set below it decodes a body a server compressed unasked, so that a
+        // set (requestOptions) it decodes a body a server compressed unasked, so that a
         // ZIP served gzipped is still the ZIP, its decoded size under the cap.
         for line in lines + ["Accept-Encoding:"] {
             requestHeaders = ccurl_slist_append(requestHeaders, line)
@@ -146,51 +144,7 @@ final class Transfer: TransferQueueItem {
         set(ccurl_easy_setopt_string(easy, CURLOPT_URL, request.url))
         set(ccurl_easy_setopt_pointer(easy, CURLOPT_PRIVATE, context))
         set(ccurl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer))
-        // Signals would need the process's handlers; timeouts work without them.
-        set(ccurl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1))
-        // Debian's libcurl also speaks file, ftp, smb, …: an asset URL or a
-        // redirect must not reach them.
-        set(ccurl_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"))
-        // And an https URL never becomes http: that would hand the network the
-        // bytes (and, for a pin-less asset, the choice of them).
-        set(ccurl_easy_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, hostKey.hasPrefix("https://") ? "https" : "http,https"))
-        set(ccurl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, request.followsRedirects ? 1 : 0))
-        if request.headOnly { set(ccurl_easy_setopt_long(easy, CURLOPT_NOBODY, 1)) }
-        set(ccurl_easy_setopt_long(easy, CURLOPT_MAXREDIRS, limits.maxRedirects))
-        // Requests that start together towards a new host wait for the first TLS
-        // handshake to say (ALPN) whether it multiplexes (HTTP/2). Not over plain
-        // HTTP: libcurl learns it cannot only when the first transfer ends.
-        if hostKey.hasPrefix("https://") {
-            set(ccurl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1))
-        }
-        set(ccurl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(limits.connectTimeout)))
-        set(ccurl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Self.milliseconds(limits.maxTime)))
-        if limits.stallTimeout > 0, limits.stallBytesPerSecond > 0 {
-            set(ccurl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, limits.stallBytesPerSecond))
-            set(ccurl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, Int((CheckedNumber.milliseconds(limits.stallTimeout) + 999) / 1000))))
-        }
-        // libcurl 7.88 checks this only against a Content-Length it was told;
-        // the write callback enforces the cap on what actually arrives.
-        set(ccurl_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maxAssetSize)))
-        if let rate = limits.limitRate {
-            set(limitReceiving(easy, bytesPerSecond: rate, concurrency: limits.concurrency, context: context))
-        }
-        if let caCertFile = limits.caCertFile {
-            set(ccurl_easy_setopt_string(easy, CURLOPT_CAINFO, caCertFile))
-            // Instead of the system's certificates, not beside them: Debian's
-            // libcurl also trusts every file in /etc/ssl/certs by default.
-            set(ccurl_easy_setopt_string(easy, CURLOPT_CAPATH, nil))
-        }
-        set(ccurl_easy_setopt_string(easy, CURLOPT_USERAGENT, Self.userAgent))
-        // Decoding on, the header off (above): every cap counts decoded bytes, as
-        // they reach the write callback. No FAILONERROR: the status is read
-        // after the fact, so 4xx and 5xx stay distinguishable.
-        set(ccurl_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, ""))
-        // A range of an encoded body is not a stream a decoder can start in: it
-        // is passed on as it came, and refused for its Content-Encoding.
-        if range != nil || request.ranged != nil {
-            set(ccurl_easy_setopt_long(easy, CURLOPT_HTTP_CONTENT_DECODING, 0))
-        }
+        set(requestOptions(easy, limits: limits, context: context))
         if requestHeaders != nil {
             set(ccurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, requestHeaders))
         }
@@ -320,10 +274,7 @@ final class Transfer: TransferQueueItem {
         guard !isFinished else { return }
         isFinished = true
         sink.closeFile()
-        if let allowance {
-            allowance.budget?.giveBack(allowance.held - moved)
-            allowance.headKnown?()
-        }
+        allowance?.settle()
         let notModified = failure == nil && status == 304
         var resumable: TransferRequest.Resume?
         // A ranged request's body is not the start of the file: never resumed.
@@ -380,7 +331,7 @@ final class Transfer: TransferQueueItem {
             return 0
         }
         if let cap = allowance?.maxAssetBytes, sink.bytes + received > cap {
-            _ = postpone(.metered, "its body passed \(cap) bytes")
+            _ = postpone(DownloadAllowance.Refusal(reason: .metered, why: "its body passed \(cap) bytes"))
             return 0
         }
         if let failure = sink.append(buffer) {
@@ -435,67 +386,6 @@ final class Transfer: TransferQueueItem {
         return true
     }
 
-    // MARK: allowance
-
-    /// On a 2xx head: whether the body its Content-Length announces fits the
-    /// metered cap and the run's budget, taking its bytes from the budget if so.
-    /// Without a Content-Length the bytes are counted as they arrive.
-    private func admitBody() -> Bool {
-        allowance?.headKnown?()
-        guard let allowance, let field = head.headers["content-length"],
-              let length = Int64(ResponseHead.trimmed(field)), length >= 0 else { return true }
-        // A 206 continues the file: the asset is the prefix and the rest.
-        let assetBytes = (head.status == 206 ? range?.offset ?? 0 : 0) + length
-        if let cap = allowance.maxAssetBytes, assetBytes > cap {
-            return postpone(.metered, "its Content-Length is \(assetBytes) bytes")
-        }
-        guard let budget = allowance.budget else { return true }
-        let more = moved + length - allowance.held
-        guard more > 0 else { return true }
-        guard budget.take(more) else {
-            return postpone(.byteBudget, "its Content-Length is \(length) bytes and \(max(0, budget.left + allowance.held - moved)) are left")
-        }
-        self.allowance?.held += more
-        return true
-    }
-
-    /// On a 2xx head of a ranged request: a 206 longer than its ranges, or the
-    /// whole body the caller does not want, is stopped before its body.
-    private func admitRanged() -> Bool {
-        guard let ranged = request.ranged else { return true }
-        if head.status == 206, let field = head.headers["content-length"],
-           let length = Int64(ResponseHead.trimmed(field)), length > ranged.maxPartialBytes {
-            callbackFailure = AssetFailure(
-                .network, "\(effectiveURL) announced \(length) bytes for ranges that take at most \(ranged.maxPartialBytes)")
-            return false
-        }
-        if head.status == 200, let unchanged = ranged.stopsWholeBodyOf, Self.strongValidator(of: head.headers) == unchanged {
-            callbackFailure = AssetFailure(.httpStatus, "\(effectiveURL) answered several ranges with the whole file")
-            return false
-        }
-        return true
-    }
-
-    /// Every body byte is charged to the budget; past what the transfer holds,
-    /// it must take more, and stops when there is none. The bytes in hand have
-    /// crossed the network all the same: they are counted.
-    private func chargeAllowance(_ received: Int64) -> Bool {
-        moved += received
-        guard let budget = allowance?.budget, let held = allowance?.held, moved > held else { return true }
-        allowance?.held = moved
-        if budget.take(moved - held) { return true }
-        budget.force(moved - held)
-        return postpone(.byteBudget, "the run's \(budget.limit) bytes are spent")
-    }
-
-    /// Stops the request; the asset is deferred to a later run, its partial body kept.
-    private func postpone(_ reason: DiscardReason, _ why: String) -> Bool {
-        deferral = reason
-        let limit = reason == .metered ? "--metered-max-asset-bytes on a metered link" : "--max-download-bytes"
-        callbackFailure = AssetFailure(.network, "\(request.url) left for a later run by \(limit): \(why)")
-        return false
-    }
-
     private func releaseHandle() {
         if let easy {
             ccurl_easy_cleanup(easy)
@@ -505,10 +395,5 @@ final class Transfer: TransferQueueItem {
             ccurl_slist_free_all(requestHeaders)
             self.requestHeaders = nil
         }
-    }
-
-    /// 0 is libcurl's "no limit" (for connecting: its 300 s default).
-    private static func milliseconds(_ seconds: Double) -> Int {
-        Int(CheckedNumber.milliseconds(seconds))
     }
 }

@@ -84,3 +84,18 @@ package struct TransferRequest: Sendable {
         }
     }
 }
+
+extension TransferRequest.Ranged {
+    /// Why a 2xx head of a ranged request stops it before its body, or nil: a
+    /// 206 longer than its ranges, or the whole body the caller does not want.
+    func refusal(status: Int, headers: ResponseHeaders, url: String) -> AssetFailure? {
+        if status == 206, let field = headers["content-length"],
+           let length = Int64(ResponseHead.trimmed(field)), length > maxPartialBytes {
+            return AssetFailure(.network, "\(url) announced \(length) bytes for ranges that take at most \(maxPartialBytes)")
+        }
+        if status == 200, let stopsWholeBodyOf, Transfer.strongValidator(of: headers) == stopsWholeBodyOf {
+            return AssetFailure(.httpStatus, "\(url) answered several ranges with the whole file")
+        }
+        return nil
+    }
+}
