@@ -37,9 +37,12 @@ import Testing
         "simulate": ["--min-interval": "SimulateTests", "--orientation": "SimulateTests", "--start-time": "SimulateTests"],
         "gc": ["--budget": "LeaseTests"],
         "lease": ["--cache-dir": "LeaseCommandTests", "--quiet": "LeaseCommandTests", "--log-level": "LeaseCommandTests"],
+        "session-start": ["--request-dir": "SessionStartTests", "--consume": "SessionStartTests", "--quiet": "SessionStartTests"],
     ]
+    /// Subcommands that read no configuration file, so take no --config.
+    static let unconfigured: Set = ["session-start"]
 
-    @Test(arguments: ["run", "plan", "status", "verify", "gc", "lease", "simulate"])
+    @Test(arguments: ["run", "plan", "status", "verify", "gc", "lease", "simulate", "session-start"])
     func helpOffersExactlyTheOptionsThatAreChecked(_ command: String) async throws {
         let help = try await CommandRunner.prefetch(["help", command])
         // An option's own line starts with it ("  --json", "  -h, --help"); its help text may name others.
@@ -49,7 +52,7 @@ import Testing
             return words.first { $0.hasPrefix("--") }.map { String($0.trimmingCharacters(in: [","])) }
         })
         let checked = Self.exercised[command, default: []].union(Self.elsewhere[command, default: [:]].keys)
-            .union(Self.commonElsewhere.keys)
+            .union(Self.unconfigured.contains(command) ? [] : Array(Self.commonElsewhere.keys))
         #expect(offered.subtracting(["--version", "--help"]) == checked, "\(help.stdoutText)")
     }
 

@@ -11,6 +11,10 @@ import Glibc
 enum Configuration {
     static let systemFile = "/etc/prefetch/prefetch.conf"
 
+    /// Subcommands that read no file: `session-start` is a display app's kick,
+    /// which must work whatever prefetch.conf says, and takes no key of it.
+    static let unconfigured: Set<String> = ["session-start"]
+
     /// The arguments for the parser, and run's manifest when the command line names none.
     struct Invocation {
         var arguments: [String]
@@ -21,7 +25,7 @@ enum Configuration {
         _ arguments: [String], subcommands: Set<String>, environment: [String: String]
     ) throws(CommandFailure) -> Invocation {
         let scan = CommandLineScan(arguments, subcommands: subcommands)
-        guard !scan.readsNoConfiguration else { return Invocation(arguments: arguments) }
+        guard !scan.readsNoConfiguration, !unconfigured.contains(scan.subcommand) else { return Invocation(arguments: arguments) }
         let files = self.files(scan: scan, environment: environment)
         var settings: [String: [ConfigEntry]] = [:]
         for file in files {
