@@ -98,17 +98,20 @@ install -d "$completions/bash-completion/completions" "$completions/zsh/vendor-c
 chmod 0644 "$completions"/bash-completion/completions/* "$completions"/zsh/vendor-completions/* "$completions"/fish/vendor_completions.d/*
 # The units as contrib/systemd has them, for /usr/bin and with a header for the package.
 install -d "$out/prefetch/lib/systemd/system"
-for unit in prefetch.service prefetch.timer; do
+for unit in prefetch.service prefetch.timer prefetch-session.path; do
     {
         echo "# Installed by the prefetch package, not enabled, and never edited: set the"
         echo "# manifest in /etc/prefetch/prefetch.conf, put its signing key in"
         echo "# /etc/prefetch/keys.d/, and start the timer with: systemctl enable --now prefetch.timer"
+        echo "# (and runs when a display app asks: systemctl enable --now prefetch-session.path)"
         echo
         sed -n '/^\[Unit\]/,$p' "$top/contrib/systemd/$unit" | sed 's#/usr/local/bin/prefetch#/usr/bin/prefetch#'
     } >"$out/prefetch/lib/systemd/system/$unit"
     chmod 0644 "$out/prefetch/lib/systemd/system/$unit"
 done
 install -D -m 0644 "$debian/prefetch.sysusers" "$out/prefetch/usr/lib/sysusers.d/prefetch.conf"
+# The directory of session-start requests in /run, made at every boot.
+install -D -m 0644 "$debian/prefetch.tmpfiles" "$out/prefetch/usr/lib/tmpfiles.d/prefetch.conf"
 # The configuration every command reads, all comments: a conffile, so an
 # upgrade keeps what the operator set; keys.d/ starts empty.
 install -D -m 0644 "$debian/prefetch.conf" "$out/prefetch/etc/prefetch/prefetch.conf"

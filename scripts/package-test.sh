@@ -17,8 +17,15 @@
 # /etc/prefetch/prefetch.conf, and the installed unit's ExecStart run as its
 # User= with the CACHE_DIRECTORY systemd would give it: a manifest without a
 # .sig (exit 69) and one signed by another key (exit 2) are refused with
-# nothing fetched, the one signed by the key of keys.d is read. Last,
-# `apt-get remove --purge`, after which only the cache directory may be left.
+# nothing fetched, the one signed by the key of keys.d is read. Then a
+# display app's session start, as far as it goes without systemd as PID 1:
+# /run/prefetch/session-start made from the package's tmpfiles.d (by the
+# host's systemd-tmpfiles --root), `prefetch session-start` as a user in the
+# prefetch group records a request where prefetch-session.path looks (a user
+# outside it gets 77 naming the group), the installed service's ExecStartPre
+# as its User= takes it, and `systemd-analyze verify` passes the installed
+# units. Last, `apt-get remove --purge`, after which only the cache directory
+# may be left.
 set -euo pipefail
 usage="usage: package-test.sh DEB_DIR"
 debs=${1:?$usage}
@@ -113,7 +120,8 @@ apt install -y --no-install-recommends "/tmp/package-test/$(basename "$deb")"
 installed=$(in_root dpkg-query -L prefetch)
 for path in /usr/bin/prefetch /usr/share/man/man1/prefetch.1.gz /usr/share/bash-completion/completions/prefetch \
     /usr/share/zsh/vendor-completions/_prefetch /usr/share/fish/vendor_completions.d/prefetch.fish \
-    /lib/systemd/system/prefetch.service /lib/systemd/system/prefetch.timer /usr/share/doc/prefetch/copyright; do
+    /lib/systemd/system/prefetch.service /lib/systemd/system/prefetch.timer /lib/systemd/system/prefetch-session.path \
+    /usr/lib/tmpfiles.d/prefetch.conf /usr/share/doc/prefetch/copyright; do
     grep -qx "$path" <<<"$installed" || fail "the package did not install $path"
 done
 [ -z "$(find "$root/etc/systemd" -name 'prefetch.*' 2>/dev/null)" ] || fail "the units were enabled on install"
@@ -270,6 +278,68 @@ chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/nonexist
     fail "prefetch verify found problems in the service's cache"
 kill "$manifest_server_pid" 2>/dev/null && wait "$manifest_server_pid" 2>/dev/null || true
 manifest_server_pid=
+
+step "a session start: /run/prefetch/session-start as the package's tmpfiles.d makes it"
+# The root has no systemd-tmpfiles (the postinst skipped it, as where systemd
+# is not installed): the host's applies the package's file to the root,
+# naming the prefetch group from the root's /etc/group.
+command -v systemd-tmpfiles >/dev/null 2>&1 || fail "systemd-tmpfiles is missing: apt-get install systemd"
+[ ! -e "$root/run/prefetch" ] || fail "/run/prefetch exists in a root without systemd-tmpfiles"
+systemd-tmpfiles --root="$root" --create prefetch.conf || fail "systemd-tmpfiles --create prefetch.conf failed"
+requests=/run/prefetch/session-start
+made=$(in_root stat -c '%a %U:%G %F' "$requests")
+echo "$requests: $made"
+[ "$made" = "2770 root:prefetch directory" ] || fail "$requests is '$made', not the 2770 root:prefetch directory tmpfiles.d names"
+path_unit=$root/lib/systemd/system/prefetch-session.path
+grep -qx "DirectoryNotEmpty=$requests" "$path_unit" && grep -qx 'Unit=prefetch.service' "$path_unit" ||
+    fail "prefetch-session.path does not start prefetch.service on $requests"
+grep -qx "ReadWritePaths=-$requests" "$unit" || fail "prefetch.service may not write $requests"
+
+step "prefetch session-start as a display app: its user in the prefetch group records, one outside gets 77"
+in_root useradd --system --no-create-home --shell /usr/sbin/nologin --groups prefetch kiosk
+in_root useradd --system --no-create-home --shell /usr/sbin/nologin stranger
+as_user() {
+    local user=$1
+    shift
+    chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/nonexistent \
+        setpriv --reuid="$user" --regid="$user" --init-groups "$@"
+}
+for _ in 1 2 3; do
+    as_user kiosk prefetch session-start || fail "prefetch session-start as kiosk, in the prefetch group, exited $?"
+done
+[ "$(ls -A "$root$requests")" = request ] || fail "three session starts left '$(ls -A "$root$requests")' in $requests, not one request"
+status=0
+as_user stranger prefetch session-start 2>"$cache/stranger.stderr" || status=$?
+cat "$cache/stranger.stderr"
+echo "exit $status"
+[ "$status" = 77 ] && grep -q "^prefetch: hint: join the group 'prefetch'" "$cache/stranger.stderr" ||
+    fail "prefetch session-start outside the prefetch group did not exit 77 naming the group"
+
+step "the service's ExecStartPre as its User=: the request is taken"
+exec_start_pre=$(sed -n 's/^ExecStartPre=-//p' "$unit")
+echo "ExecStartPre=-$exec_start_pre (User=$service_user)"
+[ -n "$exec_start_pre" ] || fail "prefetch.service has no ExecStartPre=- that takes the session-start requests"
+# shellcheck disable=SC2086 # ExecStartPre's words, as systemd splits them
+as_user "$service_user" $exec_start_pre || fail "the ExecStartPre exited $?"
+[ -z "$(ls -A "$root$requests")" ] || fail "$requests still holds '$(ls -A "$root$requests")'"
+# shellcheck disable=SC2086
+taken=$(as_user "$service_user" $exec_start_pre)
+[ "$taken" = "no session-start request in $requests" ] || fail "a second ExecStartPre said '$taken'"
+in_root userdel kiosk
+in_root userdel stranger
+
+step "systemd-analyze verify of the installed units"
+# As installed, but for ExecStart=, which names the root's binary.
+units=$cache/units
+rm -rf "$units"
+mkdir -p "$units"
+for name in prefetch.service prefetch.timer prefetch-session.path; do
+    sed "s#/usr/bin/prefetch#$root/usr/bin/prefetch#" "$root/lib/systemd/system/$name" >"$units/$name"
+done
+said=$(systemd-analyze verify --man=no "$units/prefetch.service" "$units/prefetch.timer" "$units/prefetch-session.path" 2>&1) ||
+    fail "systemd-analyze verify: $said"
+[ -z "$said" ] || fail "systemd-analyze verify: $said"
+echo "prefetch.service prefetch.timer prefetch-session.path: clean"
 
 step "prefetch-fixture-server: installs and starts without Swift too"
 apt install -y -qq --no-install-recommends "/tmp/package-test/$(basename "$server_deb")" >/dev/null

@@ -47,7 +47,7 @@ properties=()
 while IFS= read -r line; do
     properties+=(--property="$line")
 done < <(sed -n '/^\[Service\]/,/^\[/p' "$unit" | grep -E '^[A-Za-z]+=' |
-    grep -vE '^(Type|User|Group|Environment|ExecStart|SuccessExitStatus|CacheDirectory|CacheDirectoryMode)=')
+    grep -vE '^(Type|User|Group|Environment|ExecStartPre|ExecStart|SuccessExitStatus|CacheDirectory|CacheDirectoryMode)=')
 echo "unit-sandbox-test: ${#properties[@]} directives of $unit"
 
 status=0
