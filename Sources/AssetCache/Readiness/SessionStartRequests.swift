@@ -35,9 +35,12 @@ public enum SessionStartRequests {
 
     /// Whether a request is pending in `dir`: a run has been asked for and no
     /// run has taken the request yet, so one is about to start (or to follow
-    /// the one going on). True when `dir` is a directory, not a link to one,
-    /// holding an entry that ``isRequest(_:)``; false when it does not, does
-    /// not exist or cannot be read. Reads names only, never an entry.
+    /// the one going on). A request is pending from the moment it is recorded
+    /// until the run it starts takes it, first thing (`ExecStartPre=`, before
+    /// that run takes the cache's lock): from then on that run is the one
+    /// going on. True when `dir` is a directory, not a link to one, holding an
+    /// entry that ``isRequest(_:)``; false when it does not, does not exist or
+    /// cannot be read. Reads names only, never an entry.
     public static func pending(in dir: String) -> Bool {
         guard let directory = try? Directory.workingDirectory.openDirectory(dir) else { return false }
         return directory.entries().contains(where: isRequest)
