@@ -43,6 +43,7 @@ extension ReadinessIndex.Message {
             if let reason { json.key("reason"); json.string(reason) }
             if let detail { json.key("detail"); json.string(detail) }
             json.key("priority"); json.number(priority)
+            if let decidedAt { json.key("decided_at"); json.number(decidedAt) }
             json.key("triggers")
             json.array(triggers) { json, trigger in
                 json.object { json in
