@@ -15,7 +15,9 @@ extension CacheStore {
     /// or an older one, whole either way, and the run's end syncs the last.
     package func writeReadinessIndex(_ index: ReadinessIndex, syncingDirectory: Bool = true) throws(StoreError) {
         do throws(FileSystem.Failure) {
-            let temp = try FileSystem.writeTemporary(index.fileBytes(), in: tmp, mode: Self.privateFileMode)
+            let temp = try FileSystem.writeTemporary(in: tmp, mode: Self.privateFileMode) { write in
+                withoutActuallyEscaping(write) { index.write($0) }
+            }
             try tmp.rename(temp, to: directory, as: ReadinessIndex.fileName)
             if syncingDirectory { try directory.sync() }
         } catch {

@@ -23,8 +23,10 @@ struct IndexProgress {
     private var decided: [Bool]
     /// The record position of every URL and kind the run fetches.
     private let positions: [KindedURL: Int32]
-    /// Per record position: the actions waiting on it.
-    private var waiters: [[Int32]]
+    /// Per record position p: the actions waiting on it are
+    /// `waiters[waiterStart[p]..<waiterStart[p + 1]]` (one flat array, not one per position).
+    private let waiterStart: [Int32]
+    private let waiters: [Int32]
     /// Per record position: what its record found, once it is in.
     private var copies: [FoundCopy?]
     /// Changes not yet written, and whether one was an urgent message's.
@@ -57,7 +59,6 @@ struct IndexProgress {
             }
         }
         self.positions = positions
-        var waiters = [[Int32]](repeating: [], count: plan.fetchedRecords)
         copies = Array(repeating: nil, count: plan.fetchedRecords)
         var remaining = [Int32](repeating: 0, count: actions.count)
         decided = Array(repeating: false, count: actions.count)
@@ -66,17 +67,30 @@ struct IndexProgress {
         for message in previous?.messages ?? [] { before[message.id] = message }
         var shown: [ReadinessIndex.Message] = []
         shown.reserveCapacity(actions.count)
+        // Each action's waits, as (position, action) in action order.
+        var waits: [(position: Int32, action: Int32)] = []
         for (index, action) in actions.enumerated() {
             shown.append(before.removeValue(forKey: action.id) ?? Self.pending(action))
             // The plan fetched no asset of an expired or held-back action: its verdict needs none.
             guard !action.isExpired(at: now), action.heldBack == nil, action.prefetch else { continue }
             action.message.forEachAsset { url, kind in
                 guard let position = positions[KindedURL(url: url, kind: kind)] else { return }
-                waiters[Int(position)].append(Int32(index))
+                waits.append((position, Int32(index)))
                 remaining[index] += 1
             }
         }
+        // Grouped by position, a counting sort: an action's order is kept within each.
+        var start = [Int32](repeating: 0, count: plan.fetchedRecords + 1)
+        for wait in waits { start[Int(wait.position) + 1] += 1 }
+        for position in 0..<plan.fetchedRecords { start[position + 1] += start[position] }
+        var free = start
+        var waiters = [Int32](repeating: 0, count: waits.count)
+        for wait in waits {
+            waiters[Int(free[Int(wait.position)])] = wait.action
+            free[Int(wait.position)] += 1
+        }
         self.shown = shown
+        waiterStart = start
         self.waiters = waiters
         self.remaining = remaining
         carried = (previous?.messages ?? []).filter { before[$0.id] != nil }
@@ -112,8 +126,8 @@ struct IndexProgress {
             guard at < copies.count else { continue }
             copies[at] = FoundCopy(state: record.state, sha256: record.sha256)
             let failed = record.path == nil
-            for waiter in waiters[at] {
-                let index = Int(waiter)
+            for waiter in waiterStart[at]..<waiterStart[at + 1] {
+                let index = Int(waiters[Int(waiter)])
                 guard remaining[index] > 0 else { continue }
                 if failed && stopping {
                     remaining[index] = Self.undecidable
@@ -125,7 +139,6 @@ struct IndexProgress {
                     newlyDecided.append(index)
                 }
             }
-            waiters[at] = []
         }
         return newlyDecided
     }
