@@ -25,6 +25,14 @@ message per asset, the last at session start. For each link, in one run:
   server (headers included) against the budget + the largest asset (one
   transfer in flight). A build without the option prints "not available in
   this build".
+- a cold run watched by a stand-in display app (issue 40): `prefetch ready`
+  run every 50 ms beside it, and `prefetch ready OPENER --wait 60` started
+  with it. When the app first sees each message ready, against the run's
+  `ready_ms` of that message: the session-start one within 1.2 x ready_ms +
+  100 ms, every other within ready_ms + 1 s + one commit window (1 s); the
+  wait's return within the session-start bound. Then a warm run of the same
+  manifest, which changes no verdict: `readiness.json` keeps its inode and
+  mtime.
 
 Run alone with `python3 bench/run.py --bin DIR --only-link` (~3 minutes); the
 numbers measure whatever binary DIR holds, pass or miss.
@@ -206,11 +214,100 @@ def run_link(bench, profile, nginx, assets, log):
             for job in jobs[number % 3:] + jobs[:number % 3]:
                 job()
         expected = statistics.median(bench.samples[key + "curl"])
+        display_run(bench, emulator, profile, inputs, log)
         for seconds in OUTAGES:
             outage_run(bench, emulator, profile, inputs["full"], seconds, expected, len(chosen), log)
         budget_run(bench, emulator, profile, inputs["full"], total, log)
     finally:
         emulator.stop()
+
+
+POLL = 0.05
+COMMIT_WINDOW = 1.0
+
+
+def display_run(bench, emulator, profile, inputs, log):
+    """A cold run watched by a stand-in display app polling `prefetch ready`
+    every 50 ms, and a `ready OPENER --wait` started with it; then a warm run."""
+    key = f"L_{profile.name}_display_"
+    log(f"bench: L {profile.name}: a cold run watched by a display app polling prefetch ready every 50 ms")
+    cache = bench.scratch.new(f"link-{profile.name}-display")
+    seen, waited, stop = {}, {}, threading.Event()
+    state = {}
+
+    def poll():
+        while not stop.is_set():
+            out = subprocess.run([bench.bin, "ready", "--cache-dir", cache], capture_output=True, text=True)
+            now = time.perf_counter() - state["started"]
+            for line in out.stdout.splitlines():
+                fields = line.split("\t")
+                if len(fields) > 1 and fields[1] == "ready":
+                    seen.setdefault(fields[0], now)
+            stop.wait(POLL)
+
+    def wait():
+        r = subprocess.run([bench.bin, "ready", inputs["opener"], "--wait", "60", "--quiet", "--cache-dir", cache])
+        waited["seconds"], waited["status"] = time.perf_counter() - state["started"], r.returncode
+
+    def during():
+        state["started"] = time.perf_counter()
+        for job in (poll, wait):
+            thread = threading.Thread(target=job, daemon=True)
+            thread.start()
+            state.setdefault("threads", []).append(thread)
+
+    r = checked(run_prefetch(bench, emulator, ["run", inputs["full"]], cache, during=during), "the watched cold run")
+    stop.set()
+    for thread in state["threads"]:
+        thread.join(70)
+    urgent = {inputs["opener"]}
+    worst_urgent, worst_other, missing = 0.0, 0.0, []
+    for m in r.report["messages"]:
+        if m.get("ready_ms") is None:
+            continue
+        ready = m["ready_ms"] / 1000
+        if m["id"] not in seen:
+            missing.append(m["id"])
+            continue
+        if m["id"] in urgent:
+            worst_urgent = max(worst_urgent, seen[m["id"]] - (1.2 * ready + 0.1))
+            bench.notes[key + "urgent"] = (seen[m["id"]], ready)
+        else:
+            worst_other = max(worst_other, seen[m["id"]] - (ready + 1 + COMMIT_WINDOW))
+    bench.notes[key + "missing"] = missing
+    bench.add(key + "urgent_over", worst_urgent)
+    bench.add(key + "other_over", worst_other)
+    opener_ready = next(m["ready_ms"] for m in r.report["messages"] if m["id"] == inputs["opener"]) / 1000
+    bench.notes[key + "wait"] = (waited.get("seconds", float("nan")), waited.get("status"), opener_ready)
+    index = os.path.join(cache, "readiness.json")
+    before = os.stat(index)
+    warm = checked(run_prefetch(bench, emulator, ["run", inputs["full"]], cache), "the warm run")
+    after = os.stat(index)
+    bench.notes[key + "warm"] = ((before.st_ino, before.st_mtime_ns) == (after.st_ino, after.st_mtime_ns), warm.status,
+                                 warm.report["totals"]["ready"])
+
+
+def display_rows(s, notes, row, name, key):
+    """The display app's rows of one link."""
+    key += "display_"
+    if key + "urgent_over" not in s:
+        return
+    missing = notes.get(key + "missing") or []
+    seen, ready = notes.get(key + "urgent", (float("nan"), float("nan")))
+    bound = 1.2 * ready + 0.1
+    row(f"{name}: a polling display app sees session-start ready", f"{seen * 1000:.0f} ms", f"<= {bound * 1000:.0f} ms",
+        seen <= bound and not missing, f"ready_ms {ready * 1000:.0f}; polled every 50 ms with prefetch ready, from the run's spawn")
+    over = s[key + "other_over"]
+    row(f"{name}: a polling display app sees every other message ready", f"{over * 1000:+.0f} ms", "<= +0 ms",
+        over <= 0 and not missing, "worst of (seen - (ready_ms + 1 s + 1 s commit window))"
+        + (f"; never seen ready: {', '.join(missing)}" if missing else ""))
+    seconds, status, opener = notes[key + "wait"]
+    bound = 1.2 * opener + 0.1
+    row(f"{name}: ready --wait started with the run returns", f"{seconds * 1000:.0f} ms", f"<= {bound * 1000:.0f} ms",
+        status == 0 and seconds <= bound, f"exit {status}; ready_ms {opener * 1000:.0f}")
+    untouched, status, ready_count = notes[key + "warm"]
+    row(f"{name}: warm run leaves readiness.json untouched", "yes" if untouched else "no", "yes", untouched,
+        f"same inode and mtime; warm run exit {status}, {ready_count} ready")
 
 
 def outage_run(bench, emulator, profile, manifest, seconds, expected, count, log):
@@ -297,6 +394,7 @@ def rows(s, notes, row):
         ratio = s[key + "F"] / s[key + "F_alone"]
         row(f"{name}: session-start ready, full / alone", f"{ratio:.2f}", "<= 1.1", ratio <= 1.1,
             f"ready_ms {s[key + 'F'] * 1000:.0f} in the full run, {s[key + 'F_alone'] * 1000:.0f} alone")
+        display_rows(s, notes, row, name, key)
         ratio = s[key + "bytes"] / total
         row(f"{name}: bytes through the link / corpus", f"{ratio:.3f}", "<= 1.01", ratio <= 1.01,
             f"down + up (headers, requests); down only {s[key + 'down'] / total:.3f}, curl's down + up "

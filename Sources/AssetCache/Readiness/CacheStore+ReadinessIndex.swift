@@ -13,16 +13,25 @@ extension CacheStore {
     /// Mode 0640 as refs: its URLs may carry tokens. A run's rewrites before its
     /// last leave the root unsynced: after a power cut a reader finds that copy
     /// or an older one, whole either way, and the run's end syncs the last.
-    package func writeReadinessIndex(_ index: ReadinessIndex, syncingDirectory: Bool = true) throws(StoreError) {
+    /// Returns the bytes written.
+    @discardableResult
+    package func writeReadinessIndex(_ index: ReadinessIndex, syncingDirectory: Bool = true) throws(StoreError) -> Int {
+        var bytes = 0
         do throws(FileSystem.Failure) {
             let temp = try FileSystem.writeTemporary(in: tmp, mode: Self.privateFileMode) { write in
-                withoutActuallyEscaping(write) { index.write($0) }
+                withoutActuallyEscaping(write) { write in
+                    index.write { piece in
+                        bytes += piece.count
+                        write(piece)
+                    }
+                }
             }
             try tmp.rename(temp, to: directory, as: ReadinessIndex.fileName)
             if syncingDirectory { try directory.sync() }
         } catch {
             throw .io(error.description)
         }
+        return bytes
     }
 
     /// The index as the last writer left it; nil when there is none yet.

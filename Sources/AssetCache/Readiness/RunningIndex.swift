@@ -41,8 +41,9 @@ actor RunningIndex {
     private var spacing = RunningIndex.interval
     private var writing: Task<Void, Never>?
     private var timer: Task<Void, Never>?
-    /// Writes made during the run, and their bytes, for BENCHMARKS.md and the tests.
-    private(set) var writes = 0
+    /// Rewrites made during the run and at its end, and their bytes (logged at
+    /// `trace` for BENCHMARKS.md).
+    private var writes = (during: 0, bytes: 0, atEnd: false)
 
     init(
         progress: IndexProgress, previous: ReadinessIndex?, manifest: IndexedManifest?, store: CacheStore, pool: BlockingPool,
@@ -109,10 +110,11 @@ actor RunningIndex {
         if case .failure(let error) = result {
             // The run's end writes it again; a display app meanwhile reads the older copy.
             logger.warning("readiness.json was not brought up to date during the run: \(error)")
-        } else {
+        } else if case .success(let bytes) = result {
             onDisk = messages
             onDiskManifest = manifest?.sha256
-            writes += 1
+            writes.during += 1
+            writes.bytes += bytes
         }
         lastWrite = .now
         spacing = max(Self.interval, took * 20)
@@ -148,13 +150,20 @@ actor RunningIndex {
     /// Writes the run's last index, durably, unless the file already says the
     /// same of every message: a run that changes no verdict leaves it untouched.
     func finish(_ messages: [ReadinessIndex.Message], at now: Double) throws(StoreError) {
+        defer {
+            // At trace: `make bench` reads it; every run's debug output would otherwise carry it.
+            logger.trace(
+                "readiness.json: \(writes.during) rewrites during the run (\(writes.bytes) bytes), \(writes.atEnd ? 1 : 0) at its end")
+        }
         if let onDisk, onDiskManifest == manifest?.sha256, onDisk.count == messages.count,
            zip(onDisk, messages).allSatisfy({ $0.sameVerdict(as: $1) }) {
             return
         }
-        try store.writeReadinessIndex(
+        let bytes = try store.writeReadinessIndex(
             ReadinessIndex(computedAt: now, computedBy: "run", cacheDirectory: store.root, manifest: manifest, messages: messages))
         onDisk = messages
         onDiskManifest = manifest?.sha256
+        writes.atEnd = true
+        writes.bytes += bytes
     }
 }
