@@ -228,40 +228,55 @@ COMMIT_WINDOW = 1.0
 
 def display_run(bench, emulator, profile, inputs, log):
     """A cold run watched by a stand-in display app polling `prefetch ready`
-    every 50 ms, and a `ready OPENER --wait` started with it; then a warm run."""
+    every 50 ms, and a `ready OPENER --wait` started with it; then a warm run.
+    Times count from the run's own start, as its ready_ms do: `started_at` in
+    the cache's running.json, which the run writes before anything else (its
+    offset from the spawn, process start-up, is in the note)."""
     key = f"L_{profile.name}_display_"
     log(f"bench: L {profile.name}: a cold run watched by a display app polling prefetch ready every 50 ms")
     cache = bench.scratch.new(f"link-{profile.name}-display")
-    seen, waited, stop = {}, {}, threading.Event()
-    state = {}
+    seen, waited, stop, state = {}, {}, threading.Event(), {"threads": []}
+
+    def look():
+        now = time.time()
+        if "run_started" not in state:
+            try:
+                with open(os.path.join(cache, "running.json")) as f:
+                    state["run_started"] = json.load(f)["started_at"]
+            except (OSError, ValueError, KeyError):
+                pass
+        out = subprocess.run([bench.bin, "ready", "--cache-dir", cache], capture_output=True, text=True)
+        for line in out.stdout.splitlines():
+            fields = line.split("\t")
+            if len(fields) > 1 and fields[1] == "ready":
+                seen.setdefault(fields[0], now)
 
     def poll():
+        tick = time.monotonic()
         while not stop.is_set():
-            out = subprocess.run([bench.bin, "ready", "--cache-dir", cache], capture_output=True, text=True)
-            now = time.perf_counter() - state["started"]
-            for line in out.stdout.splitlines():
-                fields = line.split("\t")
-                if len(fields) > 1 and fields[1] == "ready":
-                    seen.setdefault(fields[0], now)
-            stop.wait(POLL)
+            look()
+            tick += POLL
+            stop.wait(max(0, tick - time.monotonic()))
+        look()  # once more after the run: what its last rewrite says
 
     def wait():
         r = subprocess.run([bench.bin, "ready", inputs["opener"], "--wait", "60", "--quiet", "--cache-dir", cache])
-        waited["seconds"], waited["status"] = time.perf_counter() - state["started"], r.returncode
+        waited["at"], waited["status"] = time.time(), r.returncode
 
     def during():
-        state["started"] = time.perf_counter()
+        state["spawned"] = time.time()
         for job in (poll, wait):
             thread = threading.Thread(target=job, daemon=True)
             thread.start()
-            state.setdefault("threads", []).append(thread)
+            state["threads"].append(thread)
 
     r = checked(run_prefetch(bench, emulator, ["run", inputs["full"]], cache, during=during), "the watched cold run")
     stop.set()
     for thread in state["threads"]:
         thread.join(70)
-    urgent = {inputs["opener"]}
-    worst_urgent, worst_other, missing = 0.0, 0.0, []
+    zero = state.get("run_started", state["spawned"])
+    bench.notes[key + "startup"] = zero - state["spawned"]
+    worst_urgent, worst_other, missing = 0.0, float("-inf"), []
     for m in r.report["messages"]:
         if m.get("ready_ms") is None:
             continue
@@ -269,16 +284,15 @@ def display_run(bench, emulator, profile, inputs, log):
         if m["id"] not in seen:
             missing.append(m["id"])
             continue
-        if m["id"] in urgent:
-            worst_urgent = max(worst_urgent, seen[m["id"]] - (1.2 * ready + 0.1))
-            bench.notes[key + "urgent"] = (seen[m["id"]], ready)
+        lag = seen[m["id"]] - zero
+        if m["id"] == inputs["opener"]:
+            bench.notes[key + "urgent"] = (lag, ready)
         else:
-            worst_other = max(worst_other, seen[m["id"]] - (ready + 1 + COMMIT_WINDOW))
+            worst_other = max(worst_other, lag - (ready + 1 + COMMIT_WINDOW))
     bench.notes[key + "missing"] = missing
-    bench.add(key + "urgent_over", worst_urgent)
     bench.add(key + "other_over", worst_other)
     opener_ready = next(m["ready_ms"] for m in r.report["messages"] if m["id"] == inputs["opener"]) / 1000
-    bench.notes[key + "wait"] = (waited.get("seconds", float("nan")), waited.get("status"), opener_ready)
+    bench.notes[key + "wait"] = (waited.get("at", float("nan")) - zero, waited.get("status"), opener_ready)
     index = os.path.join(cache, "readiness.json")
     before = os.stat(index)
     warm = checked(run_prefetch(bench, emulator, ["run", inputs["full"]], cache), "the warm run")
@@ -290,13 +304,16 @@ def display_run(bench, emulator, profile, inputs, log):
 def display_rows(s, notes, row, name, key):
     """The display app's rows of one link."""
     key += "display_"
-    if key + "urgent_over" not in s:
+    if key + "other_over" not in s:
         return
     missing = notes.get(key + "missing") or []
     seen, ready = notes.get(key + "urgent", (float("nan"), float("nan")))
     bound = 1.2 * ready + 0.1
+    startup = notes.get(key + "startup", float("nan"))
     row(f"{name}: a polling display app sees session-start ready", f"{seen * 1000:.0f} ms", f"<= {bound * 1000:.0f} ms",
-        seen <= bound and not missing, f"ready_ms {ready * 1000:.0f}; polled every 50 ms with prefetch ready, from the run's spawn")
+        seen <= bound and not missing,
+        f"ready_ms {ready * 1000:.0f}; prefetch ready every 50 ms; from the run's start (running.json's started_at, "
+        f"{startup * 1000:.0f} ms after the spawn)")
     over = s[key + "other_over"]
     row(f"{name}: a polling display app sees every other message ready", f"{over * 1000:+.0f} ms", "<= +0 ms",
         over <= 0 and not missing, "worst of (seen - (ready_ms + 1 s + 1 s commit window))"

@@ -64,6 +64,9 @@ public final class Prefetcher: Sendable {
         let started = ContinuousClock.now
         let now = options.now ?? Date().timeIntervalSince1970
         let logger = options.logger
+        // First, so that its started_at is the clock ready_ms counts from.
+        store.markRunStarted()
+        defer { store.markRunEnded() }
         // Lease files for objects an older release stored, before anything
         // here may remove one (docs/cache-format.md#leases).
         store.tendLeases()
@@ -90,8 +93,6 @@ public final class Prefetcher: Sendable {
             store: store, pool: commitPool, window: options.commitWindow, assets: plan.fetch.count,
             urgent: plan.fetch.count(where: \.isUrgent), inProgress: options.pipelineWindow, batchLimit: options.commitBatchLimit,
             method: options.flushMethod, observer: options.durabilityObserver)
-        store.markRunStarted()
-        defer { store.markRunEnded() }
         let index = runningIndex(manifest, plan: plan, scrub: scrub, now: now, pool: commitPool)
         await index.start()
         let observer = TransferObserver(logger: logger)
