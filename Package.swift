@@ -83,7 +83,7 @@ let package = Package(
         .executableTarget(name: "EmbedPrefetch", dependencies: ["AssetCache"], path: "Examples/EmbedPrefetch"),
         .testTarget(
             name: "AssetCacheTests",
-            dependencies: ["AssetCache", "FixtureServer", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["AssetCache", "InAppDelivery", "FixtureServer", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "FixtureServerTests", dependencies: ["FixtureServer"]),
         .testTarget(name: "InAppDeliveryTests", dependencies: ["InAppDelivery", "AssetCache"]),
         .testTarget(name: "EndToEndTests", dependencies: ["AssetCache", "FixtureServer", "prefetch", "fixture-server", "EmbedPrefetch"]),

@@ -25,6 +25,14 @@ message per asset, the last at session start. For each link, in one run:
   server (headers included) against the budget + the largest asset (one
   transfer in flight). A build without the option prints "not available in
   this build".
+- a cold run watched by a stand-in display app (issue 40): `prefetch ready`
+  run every 50 ms beside it, and `prefetch ready OPENER --wait 60` started
+  with it. When the app first sees each message ready, against the run's
+  `ready_ms` of that message: the session-start one within 1.2 x ready_ms +
+  100 ms, every other within ready_ms + 1 s + one commit window (1 s); the
+  wait's return within the session-start bound. Then a warm run of the same
+  manifest, which changes no verdict: `readiness.json` keeps its inode and
+  mtime.
 
 Run alone with `python3 bench/run.py --bin DIR --only-link` (~3 minutes); the
 numbers measure whatever binary DIR holds, pass or miss.
@@ -206,11 +214,117 @@ def run_link(bench, profile, nginx, assets, log):
             for job in jobs[number % 3:] + jobs[:number % 3]:
                 job()
         expected = statistics.median(bench.samples[key + "curl"])
+        display_run(bench, emulator, profile, inputs, log)
         for seconds in OUTAGES:
             outage_run(bench, emulator, profile, inputs["full"], seconds, expected, len(chosen), log)
         budget_run(bench, emulator, profile, inputs["full"], total, log)
     finally:
         emulator.stop()
+
+
+POLL = 0.05
+COMMIT_WINDOW = 1.0
+
+
+def display_run(bench, emulator, profile, inputs, log):
+    """A cold run watched by a stand-in display app polling `prefetch ready`
+    every 50 ms, and a `ready OPENER --wait` started with it; then a warm run.
+    Times count from the run's own start, as its ready_ms do: `started_at` in
+    the cache's running.json, which the run writes before anything else (its
+    offset from the spawn, process start-up, is in the note)."""
+    key = f"L_{profile.name}_display_"
+    log(f"bench: L {profile.name}: a cold run watched by a display app polling prefetch ready every 50 ms")
+    cache = bench.scratch.new(f"link-{profile.name}-display")
+    seen, waited, stop, state = {}, {}, threading.Event(), {"threads": []}
+
+    def look():
+        now = time.time()
+        if "run_started" not in state:
+            try:
+                with open(os.path.join(cache, "running.json")) as f:
+                    state["run_started"] = json.load(f)["started_at"]
+            except (OSError, ValueError, KeyError):
+                pass
+        out = subprocess.run([bench.bin, "ready", "--cache-dir", cache], capture_output=True, text=True)
+        for line in out.stdout.splitlines():
+            fields = line.split("\t")
+            if len(fields) > 1 and fields[1] == "ready":
+                seen.setdefault(fields[0], now)
+
+    def poll():
+        tick = time.monotonic()
+        while not stop.is_set():
+            look()
+            tick += POLL
+            stop.wait(max(0, tick - time.monotonic()))
+        look()  # once more after the run: what its last rewrite says
+
+    def wait():
+        r = subprocess.run([bench.bin, "ready", inputs["opener"], "--wait", "60", "--quiet", "--cache-dir", cache])
+        waited["at"], waited["status"] = time.time(), r.returncode
+
+    def during():
+        state["spawned"] = time.time()
+        for job in (poll, wait):
+            thread = threading.Thread(target=job, daemon=True)
+            thread.start()
+            state["threads"].append(thread)
+
+    r = checked(run_prefetch(bench, emulator, ["run", inputs["full"]], cache, during=during), "the watched cold run")
+    stop.set()
+    for thread in state["threads"]:
+        thread.join(70)
+    zero = state.get("run_started", state["spawned"])
+    bench.notes[key + "startup"] = zero - state["spawned"]
+    worst_urgent, worst_other, missing = 0.0, float("-inf"), []
+    for m in r.report["messages"]:
+        if m.get("ready_ms") is None:
+            continue
+        ready = m["ready_ms"] / 1000
+        if m["id"] not in seen:
+            missing.append(m["id"])
+            continue
+        lag = seen[m["id"]] - zero
+        if m["id"] == inputs["opener"]:
+            bench.notes[key + "urgent"] = (lag, ready)
+        else:
+            worst_other = max(worst_other, lag - (ready + 1 + COMMIT_WINDOW))
+    bench.notes[key + "missing"] = missing
+    bench.add(key + "other_over", worst_other)
+    opener_ready = next(m["ready_ms"] for m in r.report["messages"] if m["id"] == inputs["opener"]) / 1000
+    bench.notes[key + "wait"] = (waited.get("at", float("nan")) - zero, waited.get("status"), opener_ready)
+    index = os.path.join(cache, "readiness.json")
+    before = os.stat(index)
+    warm = checked(run_prefetch(bench, emulator, ["run", inputs["full"]], cache), "the warm run")
+    after = os.stat(index)
+    bench.notes[key + "warm"] = ((before.st_ino, before.st_mtime_ns) == (after.st_ino, after.st_mtime_ns), warm.status,
+                                 warm.report["totals"]["ready"])
+
+
+def display_rows(s, notes, row, name, key):
+    """The display app's rows of one link."""
+    key += "display_"
+    if key + "other_over" not in s:
+        return
+    missing = notes.get(key + "missing") or []
+    seen, ready = notes.get(key + "urgent", (float("nan"), float("nan")))
+    bound = 1.2 * ready + 0.1
+    startup = notes.get(key + "startup", float("nan"))
+    row(f"{name}: a polling display app sees session-start ready", f"{seen * 1000:.0f} ms", f"<= {bound * 1000:.0f} ms",
+        seen <= bound and not missing,
+        f"ready_ms {ready * 1000:.0f}; prefetch ready every 50 ms; from the run's start (running.json's started_at, "
+        f"{startup * 1000:.0f} ms after the spawn)")
+    over = s[key + "other_over"]
+    row(f"{name}: a polling display app sees every other message ready", f"{over * 1000:+.0f} ms", "<= +0 ms",
+        over <= 0 and not missing, "worst of (seen - (ready_ms + 1 s + 1 s commit window))"
+        + (f"; never seen ready: {', '.join(missing)}" if missing else ""))
+    seconds, status, opener = notes[key + "wait"]
+    bound = 1.2 * opener + 0.1
+    row(f"{name}: ready --wait started with the run returns", f"{seconds * 1000:.0f} ms", f"<= {bound * 1000:.0f} ms",
+        status == 0 and seconds <= bound, f"exit {status}; ready_ms {opener * 1000:.0f}")
+    untouched, status, ready_count = notes[key + "warm"]
+    row(f"{name}: warm run leaves readiness.json untouched", "yes" if untouched else "no", "yes", untouched,
+        f"same inode and mtime; warm run exit {status}, {ready_count} ready")
 
 
 def outage_run(bench, emulator, profile, manifest, seconds, expected, count, log):
@@ -297,6 +411,7 @@ def rows(s, notes, row):
         ratio = s[key + "F"] / s[key + "F_alone"]
         row(f"{name}: session-start ready, full / alone", f"{ratio:.2f}", "<= 1.1", ratio <= 1.1,
             f"ready_ms {s[key + 'F'] * 1000:.0f} in the full run, {s[key + 'F_alone'] * 1000:.0f} alone")
+        display_rows(s, notes, row, name, key)
         ratio = s[key + "bytes"] / total
         row(f"{name}: bytes through the link / corpus", f"{ratio:.3f}", "<= 1.01", ratio <= 1.01,
             f"down + up (headers, requests); down only {s[key + 'down'] / total:.3f}, curl's down + up "

@@ -2,7 +2,9 @@
 # The power-loss test (`make powerloss`): a cold `prefetch run` into a cache on
 # LazyFS, killed with SIGKILL at a random moment, then LazyFS's
 # `lazyfs::clear-cache` drops every byte no fsync made durable — what a power cut
-# does to the page cache. After each cut `prefetch verify` must exit 0, every ref
+# does to the page cache. After each cut the readiness index that survived (it
+# follows the run) must be whole JSON naming only files that exist for its
+# ready messages, `prefetch verify` must exit 0, every ref
 # must name an object whose bytes hash to its name (checked here with sha256sum,
 # apart from prefetch), and a next run must make every message ready.
 #
@@ -265,6 +267,28 @@ for cycle in $(seq "$cycles"); do
     power_cut
 
     problems=()
+    # The index the cut left (issue 40: it follows the run): whole, and every
+    # file it names for a ready message there. Read before verify, which reads it too.
+    index_problem=$(python3 -c 'import json, os, sys
+path = os.path.join(sys.argv[1], "readiness.json")
+if not os.path.exists(path):
+    sys.exit(0)
+try:
+    index = json.load(open(path, "rb"))
+except Exception as error:
+    print(f"readiness.json is not whole JSON: {error}")
+    sys.exit(0)
+gone = [(m["id"], a.get(k)) for m in index["messages"] if m["status"] == "ready"
+        for a in m["assets"] for k in ("path", "entry") if a.get(k) and not os.path.exists(a[k])]
+if gone:
+    print(f"readiness.json names {len(gone)} missing files of ready messages, such as {gone[0]}")
+ready = sum(m["status"] == "ready" for m in index["messages"])
+print(f"ok {ready}")' "$cache")
+    case $index_problem in
+    "ok "*) index_ready=${index_problem#ok } ;;
+    "") index_ready=none ;;
+    *) problems+=("$index_problem"); index_ready=? ;;
+    esac
     if ! "$prefetch" verify --cache-dir "$cache" >"$run/verify.out" 2>&1; then
         problems+=("verify failed: $(head -c 600 "$run/verify.out" | tr '\n' ' ')")
     fi
@@ -281,7 +305,7 @@ except Exception: print(-1)' <<<"$report")
     [ "$ready" -eq "$messages" ] || problems+=("the next run made $ready of $messages messages ready: $(tail -c 400 "$run/next.err")")
 
     if [ ${#problems[@]} -eq 0 ]; then
-        say "cycle $cycle/$cycles: killed at ${moment_ms} ms, power cut; $refs refs survived, all intact; verify clean; next run: $ready/$messages ready"
+        say "cycle $cycle/$cycles: killed at ${moment_ms} ms, power cut; $refs refs survived, all intact; index: $index_ready ready, every file there; verify clean; next run: $ready/$messages ready"
     else
         failed=$((failed + 1))
         say "cycle $cycle/$cycles: killed at ${moment_ms} ms, power cut: FAILED"

@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """A display app that knows nothing of prefetch but its readiness index.
 
-    python3 display.py CACHE_DIR MESSAGE_ID
+    python3 display.py CACHE_DIR MESSAGE_ID [SECONDS]
 
-Reads CACHE_DIR/readiness.json, and if MESSAGE_ID is ready: takes the lease of
+With SECONDS, first waits up to that long for MESSAGE_ID to be ready, across a
+run in progress, with `prefetch ready MESSAGE_ID --wait SECONDS` (which waits
+by inotify; the session-start loop of the README). Then reads
+CACHE_DIR/readiness.json, and if MESSAGE_ID is ready: takes the lease of
 each of its assets, opens what it would show (an image's file, a bundle's
 index.html), prints "showing" and each path, and shows them until it is
 killed. Exits 1 when the message is not ready, 3 when a file went away before
@@ -13,9 +16,13 @@ import fcntl
 import json
 import os
 import signal
+import subprocess
 import sys
 
 cache, wanted = sys.argv[1], sys.argv[2]
+if len(sys.argv) > 3:
+    # 0 ready, 1 decided not to be, 75 not yet: the index below says which.
+    subprocess.run(["prefetch", "ready", wanted, "--wait", sys.argv[3], "--quiet", "--cache-dir", cache])
 with open(os.path.join(cache, "readiness.json"), "rb") as index:
     messages = {message["id"]: message for message in json.load(index)["messages"]}
 message = messages.get(wanted)

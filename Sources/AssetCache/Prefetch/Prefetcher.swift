@@ -15,6 +15,8 @@ public final class Prefetcher: Sendable {
     public let options: PrefetchOptions
     /// The running engine, and why the run was stopped if it was.
     private let control = Mutex<(engine: TransferEngine?, stopReason: String?)>((nil, nil))
+    /// Callers of ``decisions()``.
+    private let listeners = Mutex<[AsyncStream<ReadinessIndex.Message>.Continuation]>([])
 
     public init(store: CacheStore, options: PrefetchOptions = .init()) {
         self.store = store
@@ -25,12 +27,33 @@ public final class Prefetcher: Sendable {
     /// are cancelled, partial downloads kept for resume, commits under way finish,
     /// nothing is half-committed. `run` then returns its report.
     public func stop(reason: String) {
+        // The reason is set before the transfers fail for it: the running index
+        // asks it, and lets no failure after it decide a message.
         let engine = control.withLock { state in
             if state.stopReason == nil { state.stopReason = reason }
             return state.engine
         }
         options.logger.warning("stopping the run: \(reason); unfinished downloads are kept for the next run to resume")
         engine?.cancelAll(reason: reason)
+    }
+
+    /// Every message the next ``run(_:)`` decides, as soon as it decides it: a
+    /// ready one once its assets' commit is durable, as `readiness.json` then
+    /// says. Ends when the run does. Call it before `run`.
+    public func decisions() -> AsyncStream<ReadinessIndex.Message> {
+        let (stream, continuation) = AsyncStream<ReadinessIndex.Message>.makeStream()
+        listeners.withLock { $0.append(continuation) }
+        return stream
+    }
+
+    private var isStopping: Bool { control.withLock { $0.stopReason != nil } }
+
+    private func tell(_ message: ReadinessIndex.Message) {
+        for listener in listeners.withLock({ $0 }) { listener.yield(message) }
+    }
+
+    private func endDecisions() {
+        for listener in listeners.withLock({ listeners in defer { listeners = [] }; return listeners }) { listener.finish() }
     }
 
     /// Fetches, validates and commits every asset the manifest's live messages
@@ -41,6 +64,9 @@ public final class Prefetcher: Sendable {
         let started = ContinuousClock.now
         let now = options.now ?? Date().timeIntervalSince1970
         let logger = options.logger
+        // First, so that its started_at is the clock ready_ms counts from.
+        store.markRunStarted()
+        defer { store.markRunEnded() }
         // Lease files for objects an older release stored, before anything
         // here may remove one (docs/cache-format.md#leases).
         store.tendLeases()
@@ -67,6 +93,8 @@ public final class Prefetcher: Sendable {
             store: store, pool: commitPool, window: options.commitWindow, assets: plan.fetch.count,
             urgent: plan.fetch.count(where: \.isUrgent), inProgress: options.pipelineWindow, batchLimit: options.commitBatchLimit,
             method: options.flushMethod, observer: options.durabilityObserver)
+        let index = runningIndex(manifest, plan: plan, scrub: scrub, now: now, pool: commitPool)
+        await index.start()
         let observer = TransferObserver(logger: logger)
         // No limits offline: nothing is downloaded.
         let budget = engine == nil ? nil : options.maxDownloadBytes.map(ByteBudget.init(limit:))
@@ -120,6 +148,7 @@ public final class Prefetcher: Sendable {
             }
             for _ in 0..<options.pipelineWindow { startNext() }
             while let (position, itemRecords) = await group.next() {
+                await index.take(itemRecords, at: position, stopping: isStopping)
                 for (offset, record) in itemRecords.enumerated() {
                     Self.log(record, to: logger)
                     progress?.finished(record)
@@ -131,6 +160,7 @@ public final class Prefetcher: Sendable {
         ticker?.cancel()
         timer.cancel()
         try await commits.close()
+        await index.settle()
         var report = PrefetchReport(
             manifest: manifest, plan: plan, fetched: records.ordered(), now: now, cacheDirectory: store.root,
             durationMs: pipeline.elapsedMs())
@@ -141,20 +171,48 @@ public final class Prefetcher: Sendable {
         report.link = engine?.linkOutages
         report.scrub = scrub
         report.manifestOrigin = manifest.origin
-        report.garbageCollection = try remember(report, plan: plan)
+        report.garbageCollection = try remember(report, plan: plan, keeping: await index.undecidedObjects())
         // Last: after the eviction, so that it names only what stays.
-        try store.writeReadinessIndex(
-            ReadinessIndex(report: report, manifest: manifest, store: store, by: "run", at: Date().timeIntervalSince1970))
+        try await finish(index)
         return report
+    }
+
+    /// The index a display app reads, brought up to date as the run decides
+    /// messages (``RunningIndex``), from the one the last run left.
+    private func runningIndex(_ manifest: Manifest, plan: AssetPlan, scrub: ScrubResult?, now: Double, pool: BlockingPool) -> RunningIndex {
+        var previous = try? store.readReadinessIndex()
+        // The scrub may have removed what the last index names: it is fetched again.
+        if let scrub, !scrub.damaged.isEmpty {
+            previous = previous?.dropping(by: "run", at: Date().timeIntervalSince1970, exists: store.hasFiles(of:))
+        }
+        let progress = IndexProgress(manifest: manifest, plan: plan, previous: previous ?? nil, store: store, now: now)
+        return RunningIndex(
+            progress: progress, previous: previous ?? nil, manifest: manifest.indexed, store: store, pool: pool,
+            logger: options.logger) { [weak self] message in self?.tell(message) }
+    }
+
+    /// The run's last index: what a stopped run did not decide keeps the last
+    /// index's verdict, unless its files are gone.
+    private func finish(_ index: RunningIndex) async throws(StoreError) {
+        defer { endDecisions() }
+        let now = Date().timeIntervalSince1970
+        let stopped = isStopping
+        var messages = await index.finalMessages(stopped: stopped)
+        if stopped {
+            messages = ReadinessIndex(computedAt: now, computedBy: "run", cacheDirectory: store.root, manifest: nil, messages: messages)
+                .dropping(by: "run", at: now, exists: store.hasFiles(of:)).messages
+        }
+        try await index.finish(messages, at: now)
     }
 
     /// Evicts down to the budget, keeping everything this manifest needs, and
     /// records the run for `status` and for the next `gc`.
-    private func remember(_ report: PrefetchReport, plan: AssetPlan) throws(StoreError) -> GarbageCollection {
+    /// `keeping`: objects the index still names for messages a stopped run did not decide.
+    private func remember(_ report: PrefetchReport, plan: AssetPlan, keeping: Set<String>) throws(StoreError) -> GarbageCollection {
         var state = store.readState()
         if let budget = options.budget { state.budget = budget }
         let needed = plan.fetch.map { store.refName(for: $0.url) }
-        let inUse = Set(report.assets.compactMap { $0.path == nil ? nil : $0.sha256 })
+        let inUse = Set(report.assets.compactMap { $0.path == nil ? nil : $0.sha256 }).union(keeping)
         let collection = store.collectGarbage(budget: state.budget, neededRefs: Set(needed), neededObjects: inUse)
         collection.log(to: options.logger)
         let totals = report.totals

@@ -10,14 +10,28 @@ extension CacheStore {
 
     /// Replaces `readiness.json` as refs are: written in `tmp/`, flushed, renamed
     /// over the old one, the root synced. A reader sees the old file or the new.
-    /// Mode 0640 as refs: its URLs may carry tokens.
-    package func writeReadinessIndex(_ index: ReadinessIndex) throws(StoreError) {
+    /// Mode 0640 as refs: its URLs may carry tokens. A run's rewrites before its
+    /// last leave the root unsynced: after a power cut a reader finds that copy
+    /// or an older one, whole either way, and the run's end syncs the last.
+    /// Returns the bytes written.
+    @discardableResult
+    package func writeReadinessIndex(_ index: ReadinessIndex, syncingDirectory: Bool = true) throws(StoreError) -> Int {
+        var bytes = 0
         do throws(FileSystem.Failure) {
-            try FileSystem.writeAtomically(
-                index.fileBytes(), to: directory, as: ReadinessIndex.fileName, temporary: tmp, mode: Self.privateFileMode)
+            let temp = try FileSystem.writeTemporary(in: tmp, mode: Self.privateFileMode) { write in
+                withoutActuallyEscaping(write) { write in
+                    index.write { piece in
+                        bytes += piece.count
+                        write(piece)
+                    }
+                }
+            }
+            try tmp.rename(temp, to: directory, as: ReadinessIndex.fileName)
+            if syncingDirectory { try directory.sync() }
         } catch {
             throw .io(error.description)
         }
+        return bytes
     }
 
     /// The index as the last writer left it; nil when there is none yet.
@@ -42,11 +56,13 @@ extension CacheStore {
             return
         }
         guard let index else { return }
-        let refreshed = index.dropping(by: command, at: now) { asset in
-            guard let sha256 = asset.object, sha256.utf8.count == 64 else { return false }
-            return asset.kind == .archive ? hasTree(sha256) : hasObject(sha256)
-        }
-        try writeReadinessIndex(refreshed)
+        try writeReadinessIndex(index.dropping(by: command, at: now, exists: hasFiles(of:)))
+    }
+
+    /// Whether the object (or for a ZIP the tree) an index's asset names is still there.
+    func hasFiles(of asset: ReadinessIndex.Asset) -> Bool {
+        guard let sha256 = asset.object, sha256.utf8.count == 64 else { return false }
+        return asset.kind == .archive ? hasTree(sha256) : hasObject(sha256)
     }
 
     /// A tree's `index.html`, the page a WebView opens, when it is a file at the tree's root.

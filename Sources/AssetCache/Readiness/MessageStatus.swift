@@ -49,12 +49,14 @@ public struct MessageVerdict: Sendable, Equatable {
     public var reason: DiscardReason?
     /// For asset discards: the failing asset's `kind: message`.
     public var detail: String?
-    /// The URL whose failure decided the verdict.
+    /// The URL whose failure decided the verdict, and that failure's kind
+    /// (`offline_miss`: the cache has no copy of it yet).
     public var failingURL: AssetURL?
+    public var failureKind: AssetErrorKind?
     /// The local files of a ready message.
     public var assets: [LocalAsset]
 
-    static func discarded(_ reason: DiscardReason, detail: String? = nil, url: AssetURL? = nil) -> MessageVerdict {
-        MessageVerdict(status: .discarded, reason: reason, detail: detail, failingURL: url, assets: [])
+    static func discarded(_ reason: DiscardReason, detail: String? = nil, url: AssetURL? = nil, kind: AssetErrorKind? = nil) -> MessageVerdict {
+        MessageVerdict(status: .discarded, reason: reason, detail: detail, failingURL: url, failureKind: kind, assets: [])
     }
 }

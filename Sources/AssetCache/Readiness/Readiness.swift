@@ -54,7 +54,7 @@ public enum Readiness {
         if deferred { return MessageVerdict(status: .deferred, assets: []) }
         if let failure {
             let reason: DiscardReason = failure.failure.kind.isInvalidContent ? .assetInvalid : .assetDownloadFailed
-            return .discarded(reason, detail: failure.failure.description, url: failure.url)
+            return .discarded(reason, detail: failure.failure.description, url: failure.url, kind: failure.failure.kind)
         }
         // After failures: a message that cannot be shown for one asset is not
         // waiting on another's later run.

@@ -5,7 +5,14 @@ extension ReadinessIndex {
     /// The file's text: a line per top-level key and per message.
     package func fileBytes() -> [UInt8] {
         var bytes: [UInt8] = []
-        var writer = PrettyJSON(flush: { bytes += $0 }, lineDepth: 2)
+        write { bytes += $0 }
+        return bytes
+    }
+
+    /// The same text in pieces of about 64 KiB: a run writes the index while it
+    /// still holds its records, and 10,000 messages are 5 MB of text.
+    package func write(_ flush: @escaping ([UInt8]) -> Void) {
+        var writer = PrettyJSON(flush: flush, lineDepth: 2)
         writer.object { json in
             json.key("version"); json.string(Self.formatVersion)
             json.key("computed_at"); json.number(computedAt)
@@ -17,8 +24,7 @@ extension ReadinessIndex {
             json.array(messages) { json, message in message.write(to: &json) }
         }
         writer.flushNow()
-        bytes.append(0x0A)
-        return bytes
+        flush([0x0A])
     }
 }
 
@@ -43,6 +49,7 @@ extension ReadinessIndex.Message {
             if let reason { json.key("reason"); json.string(reason) }
             if let detail { json.key("detail"); json.string(detail) }
             json.key("priority"); json.number(priority)
+            if let decidedAt { json.key("decided_at"); json.number(decidedAt) }
             json.key("triggers")
             json.array(triggers) { json, trigger in
                 json.object { json in

@@ -87,7 +87,7 @@ extension ReadinessIndex {
     private static func message(_ json: inout JSONReader, _ selection: Selection) throws(JSONReadError) -> Message? {
         guard try json.expectObject() else { return nil }
         var id, status, reason, detail: String?
-        var priority: Double?
+        var priority, decidedAt: Double?
         var triggers: [TriggerCondition]?
         var assets: [Asset]?
         var unwanted = false
@@ -101,6 +101,7 @@ extension ReadinessIndex {
             case .reason?: reason = try json.optionalString()
             case .detail?: detail = try json.optionalString()
             case .priority?: priority = try json.optionalNumber()
+            case .decidedAt?: decidedAt = try json.optionalNumber()
             case .triggers? where !selection.triggers:
                 guard try json.next() == .array else { return try json.mismatch("an array") }
                 try json.skip()
@@ -115,7 +116,9 @@ extension ReadinessIndex {
             json.missing("id, status, priority, triggers and assets")
             return nil
         }
-        return Message(id: id, status: status, reason: reason, detail: detail, priority: priority, triggers: triggers, assets: assets)
+        return Message(
+            id: id, status: status, reason: reason, detail: detail, priority: priority, triggers: triggers, assets: assets,
+            decidedAt: decidedAt)
     }
 
     private static func asset(_ json: inout JSONReader) throws(JSONReadError) -> Asset? {
@@ -150,6 +153,7 @@ private enum ManifestKey: String, JSONObjectKey {
 
 private enum MessageKey: String, JSONObjectKey {
     case id, status, reason, detail, priority, triggers, assets
+    case decidedAt = "decided_at"
     static let table = JSONKeyTable(Self.self)
 }
 

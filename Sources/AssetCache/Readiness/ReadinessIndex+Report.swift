@@ -7,33 +7,16 @@ extension ReadinessIndex {
         for index in report.assets.indices where report.assets[index].path != nil {
             records[KindedURL(url: report.assets[index].url, kind: report.assets[index].kind)] = index
         }
-        // Ten thousand messages may share a few hundred trees: each is looked into once.
-        var entries: [String: String?] = [:]
+        var entries = MessageEntries(store: store)
         var messages: [Message] = []
         messages.reserveCapacity(manifest.actions.count)
         for (action, verdict) in zip(manifest.actions, report.messages) {
-            var assets: [Asset] = []
-            action.message.forEachAsset { url, kind in
-                var asset = Asset(url: url.redacted, kind: kind)
-                if let index = records[KindedURL(url: url, kind: kind)], let path = report.assets[index].path,
-                   let sha256 = report.assets[index].sha256 {
-                    asset.path = path
-                    asset.object = sha256
-                    asset.lease = store.leasePath(sha256)
-                    if kind == .archive {
-                        if let known = entries[sha256] {
-                            asset.entry = known
-                        } else {
-                            asset.entry = store.treeEntry(sha256)
-                            entries[sha256] = .some(asset.entry)
-                        }
-                    }
+            messages.append(entries.message(for: action, verdict: verdict.verdict, decidedAt: now) { key in
+                guard let index = records[key], let path = report.assets[index].path, let sha256 = report.assets[index].sha256 else {
+                    return nil
                 }
-                assets.append(asset)
-            }
-            messages.append(Message(
-                id: action.id, status: verdict.verdict.status, reason: verdict.verdict.reason?.rawValue, detail: verdict.verdict.detail,
-                priority: action.priority, triggers: action.conditions, assets: assets))
+                return (path, sha256)
+            })
         }
         self.init(computedAt: now, computedBy: command, cacheDirectory: store.root, manifest: manifest.indexed, messages: messages)
     }
@@ -58,6 +41,7 @@ extension ReadinessIndex {
                 index.messages[position].status = .discarded
                 index.messages[position].reason = DiscardReason.assetDownloadFailed.rawValue
                 index.messages[position].detail = AssetFailure(.offlineMiss, "\(lost) is not in the cache").description
+                index.messages[position].decidedAt = now
             }
         }
         return index
@@ -67,5 +51,45 @@ extension ReadinessIndex {
 extension ReadinessIndex.Asset {
     init(url: String, kind: AssetKind) {
         self.init(url: url, kind: kind, path: nil, entry: nil, object: nil, lease: nil)
+    }
+}
+
+/// A message of the index from its action and verdict: for every asset the copy
+/// a lookup finds (its path and object), with the lease and, for a ZIP, the
+/// tree's `index.html`. The run's end and ``RunningIndex`` make them alike.
+struct MessageEntries {
+    let store: CacheStore
+    /// Ten thousand messages may share a few hundred trees: each is looked into once.
+    private var entries: [String: String?] = [:]
+
+    init(store: CacheStore) {
+        self.store = store
+    }
+
+    mutating func message(
+        for action: borrowing TriggeredAction, verdict: MessageVerdict, decidedAt: Double,
+        copy: (KindedURL) -> (path: String, sha256: String)?
+    ) -> ReadinessIndex.Message {
+        var assets: [ReadinessIndex.Asset] = []
+        action.message.forEachAsset { url, kind in
+            var asset = ReadinessIndex.Asset(url: url.redacted, kind: kind)
+            if let (path, sha256) = copy(KindedURL(url: url, kind: kind)) {
+                asset.path = path
+                asset.object = sha256
+                asset.lease = store.leasePath(sha256)
+                if kind == .archive { asset.entry = entry(of: sha256) }
+            }
+            assets.append(asset)
+        }
+        return ReadinessIndex.Message(
+            id: action.id, status: verdict.status, reason: verdict.reason?.rawValue, detail: verdict.detail,
+            priority: action.priority, triggers: action.conditions, assets: assets, decidedAt: decidedAt)
+    }
+
+    private mutating func entry(of sha256: String) -> String? {
+        if let known = entries[sha256] { return known }
+        let found = store.treeEntry(sha256)
+        entries[sha256] = .some(found)
+        return found
     }
 }

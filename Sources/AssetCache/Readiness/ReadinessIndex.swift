@@ -3,12 +3,15 @@ import Crypto
 /// `<cache>/readiness.json` (docs/cache-format.md#the-readiness-index): what the
 /// last run decided of each message and which files to show for it, so that a
 /// display app in any language reads one file instead of running the tool.
-/// Written at the end of every run, rewritten by `gc` and `verify --repair`.
+/// Brought up to date while a run decides messages (``RunningIndex``) and at its
+/// end, rewritten by `gc` and `verify --repair`.
 public struct ReadinessIndex: Sendable, Equatable {
     /// The file's name in the cache directory.
     public static let fileName = "readiness.json"
     /// The format's version, as the report's: `1.x.y` keeps every key's meaning.
-    public static let formatVersion = "1.1.0"
+    /// 1.2.0: the index follows the run (`decided_at`; `deferred` with
+    /// reason `pending` or `run_stopped` for a message no run has decided yet).
+    public static let formatVersion = "1.2.0"
 
     /// Seconds since 1970.
     public var computedAt: Double
@@ -28,6 +31,25 @@ public struct ReadinessIndex: Sendable, Equatable {
         public var priority: Double
         public var triggers: [TriggerCondition]
         public var assets: [Asset]
+        /// When a run reached this verdict, seconds since 1970 (format 1.2.0); a
+        /// later run that reaches the same one keeps it. nil in an index of 1.1.
+        public var decidedAt: Double?
+
+        /// The same verdict and files, whenever it was reached: a run that
+        /// decides what the index says already has nothing to write.
+        func sameVerdict(as other: Message) -> Bool {
+            id == other.id && status == other.status && reason == other.reason && detail == other.detail
+                && priority == other.priority && triggers == other.triggers && assets == other.assets
+        }
+    }
+
+    /// The reasons of a `deferred` message that no run has decided yet, beside
+    /// the run's download limits (``DiscardReason/byteBudget``, ``DiscardReason/metered``).
+    public enum Undecided {
+        /// New in the manifest of the run in progress, which has not decided it yet.
+        public static let pending = "pending"
+        /// New in the manifest of a run that was stopped before it decided it.
+        public static let runStopped = "run_stopped"
     }
 
     /// One asset of a message; the local fields are there when it has a usable copy.

@@ -36,19 +36,34 @@ package enum FileSystem {
     /// A new file in `directory` holding `bytes` with exactly `mode`, synced
     /// unless a batch flushes it later (``CommitBatch``); its name.
     static func writeTemporary(_ bytes: [UInt8], in directory: Directory, mode: mode_t, sync: Bool = true) throws(Failure) -> String {
+        try writeTemporary(in: directory, mode: mode, sync: sync) { write in write(bytes) }
+    }
+
+    /// The same from pieces `produce` hands its writer, so that a large file is
+    /// never whole in memory; the first failed write ends the file.
+    static func writeTemporary(
+        in directory: Directory, mode: mode_t, sync: Bool = true, _ produce: (_ write: ([UInt8]) -> Void) -> Void
+    ) throws(Failure) -> String {
         let temp = ".\(UInt64.random(in: 0...UInt64.max)).tmp"
         let fd = try directory.createFile(temp, mode: mode)
-        var written = 0
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else {
-                let code = errno
-                close(fd)
-                directory.unlink(temp)
-                throw Failure(operation: "write", path: directory.path(of: temp), code: code)
+        var failure: Int32?
+        produce { bytes in
+            guard failure == nil else { return }
+            var written = 0
+            while written < bytes.count {
+                let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, bytes.count - written) }
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else {
+                    failure = errno
+                    return
+                }
+                written += n
             }
-            written += n
+        }
+        if let code = failure {
+            close(fd)
+            directory.unlink(temp)
+            throw Failure(operation: "write", path: directory.path(of: temp), code: code)
         }
         if sync && fsync(fd) != 0 {
             let code = errno

@@ -4,6 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Dispatch
 import Synchronization
 
 /// Downloads assets with libcurl's multi interface.
@@ -17,6 +18,9 @@ package final class TransferEngine: Sendable {
     private let nextID = Atomic<UInt64>(0)
     private let connections = ConnectionTally()
     private let linkTally = LinkTally()
+    /// Signalled by the multi thread as it ends, after its last libcurl call.
+    private let threadEnded = DispatchSemaphore(value: 0)
+    private let joined = Atomic<Bool>(false)
 
     package init(limits: TransferLimits = .init()) throws {
         try CurlGlobal.initialize()
@@ -28,8 +32,9 @@ package final class TransferEngine: Sendable {
         let multi = MultiHandle(raw: raw)
         let inbox = TransferInbox(multi: multi)
         self.inbox = inbox
-        DetachedThread.start(name: "transfers") { [connections, linkTally] in
+        DetachedThread.start(name: "transfers") { [connections, linkTally, threadEnded] in
             TransferLoop(multi: multi, inbox: inbox, limits: limits, connections: connections, linkTally: linkTally).run()
+            threadEnded.signal()
         }
     }
 
@@ -74,9 +79,14 @@ package final class TransferEngine: Sendable {
     }
 
     /// Stops the multi thread; transfers still pending end with a failure, and
-    /// later fetches fail at once. Idempotent; does not wait for the thread.
+    /// later fetches fail at once. Idempotent. The first call waits for the
+    /// thread's end (a few milliseconds): a process that exits right after, say
+    /// on a refused manifest, must not run OpenSSL's exit handlers while that
+    /// thread still frees its connections (a double free, seen in the
+    /// documentation's tests).
     package func shutdown() {
         inbox.close()
+        if !joined.exchange(true, ordering: .acquiringAndReleasing) { threadEnded.wait() }
     }
 
     private static func refused(_ request: TransferRequest) -> TransferResult {

@@ -2,6 +2,7 @@
 #define ASSETCACHE_CFILESYNC_H
 
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 // syncfs(2) is a GNU extension, which Swift's Glibc module does not show; the
@@ -18,6 +19,18 @@ static inline int assetcache_syncfs(int fd) {
 static inline long assetcache_filesystem_type(int fd) {
     struct statfs info;
     return fstatfs(fd, &info) == 0 ? (long)info.f_type : -1;
+}
+
+/// A descriptor that polls readable once process `pid` has ended (pidfd_open(2),
+/// Linux 5.3; no glibc wrapper before 2.36, and variadic syscall(2) is not
+/// callable from Swift); -1 with errno. It needs no permission over the process:
+/// `prefetch ready --wait` learns so that a run it waits on died without a word.
+static inline int assetcache_pidfd_open(int pid) {
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    return -1;
+#endif
 }
 
 #endif

@@ -39,10 +39,13 @@ extension DeliveryEngine {
     /// presenter would be asked about it again at once.
     func offerTop() {
         while isInForeground, visible == nil, let entry = stack.pop() {
-            let check = DisplayCheck(now: clock.now, orientation: orientation, readiness: readiness)
+            let check = DisplayCheck(now: clock.now, orientation: orientation, readiness: readiness, prefetching: isPrefetching)
             switch check.check(entry) {
             case .discard(let reason, let detail):
                 record(.discarded, entry.id, reason: .discarded(reason), detail: detail)
+            case .awaitAssets:
+                awaitingAssets.append(entry)
+                record(.queued, entry.id, reason: .queued(.assetsPending))
             case .showable(let assets):
                 let presentation = Presentation(
                     id: entry.id, message: entry.action.message, assets: assets,
@@ -61,6 +64,50 @@ extension DeliveryEngine {
                     record(.discarded, entry.id, reason: .discarded(.presenterDiscarded))
                 }
             }
+        }
+    }
+}
+
+extension DeliveryEngine {
+    // MARK: A prefetch run in progress
+
+    /// A prefetch run has started (at session start, typically): from now on a
+    /// message whose asset is not in the cache yet waits for the run, queued
+    /// with reason `assets_pending`, instead of being discarded. Feed the run's
+    /// ``Prefetcher/decisions()`` to ``prefetchDecided(_:)`` and call
+    /// ``prefetchEnded()`` when it returns.
+    public func prefetchStarted() {
+        releaseDueMessages()
+        isPrefetching = true
+    }
+
+    /// The run decided message `id`: if it was waiting for its assets, it is
+    /// offered now, on top of the stack, as when it was triggered.
+    public func prefetchDecided(_ id: String) {
+        releaseDueMessages()
+        guard let index = awaitingAssets.firstIndex(where: { $0.id == id }) else { return }
+        place(awaitingAssets.remove(at: index))
+    }
+
+    /// The run is over: what still waits is offered once more, and discarded
+    /// if its assets are still missing.
+    public func prefetchEnded() {
+        isPrefetching = false
+        releaseDueMessages()
+        let waiting = awaitingAssets
+        awaitingAssets = []
+        for entry in waiting { place(entry) }
+    }
+
+    /// Messages that waited for a run past their `timeout` are discarded for it.
+    func discardOverdueWaiters() {
+        let now = clock.now
+        guard awaitingAssets.contains(where: { now > $0.deadline }) else { return }
+        let overdue = awaitingAssets.filter { now > $0.deadline }
+        awaitingAssets.removeAll { now > $0.deadline }
+        for entry in overdue {
+            let detail = "waited \(Seconds.format(now - entry.triggeredAt)) s for its assets; timeout \(Seconds.format(entry.action.timeout)) s"
+            record(.discarded, entry.id, reason: .discarded(.displayTimeout), detail: detail)
         }
     }
 }

@@ -22,6 +22,10 @@ public final class DeliveryEngine {
     let clock: any DeliveryClock
     var stack = MessageStack()
     var delayed = DelayQueue()
+    /// Messages whose assets a prefetch run in progress is fetching.
+    var awaitingAssets: [PendingMessage] = []
+    /// Between ``prefetchStarted()`` and ``prefetchEnded()``.
+    public internal(set) var isPrefetching = false
     var rateLimiter: RateLimiter
 
     public init(
@@ -52,8 +56,12 @@ public final class DeliveryEngine {
     /// Ids of the messages waiting on the stack, top first.
     public var stackedIDs: [String] { stack.ids }
 
-    /// When the next delayed message joins the stack, if one is waiting.
-    public var nextDueTime: Double? { delayed.nextDue }
+    /// When the next delayed message joins the stack, or the next message
+    /// waiting for a prefetch run reaches its timeout, if one is waiting.
+    public var nextDueTime: Double? {
+        let timeout = awaitingAssets.map { $0.deadline }.min()
+        return [delayed.nextDue, timeout].compactMap { $0 }.min()
+    }
 
     /// A trigger event: fires the highest-priority live action it matches (ties
     /// by manifest order), subject to the minimum interval.
@@ -114,6 +122,7 @@ public final class DeliveryEngine {
     /// Moves every delayed message whose time has come onto the stack, in the
     /// order they fall due.
     public func releaseDueMessages() {
+        discardOverdueWaiters()
         while let entry = delayed.popDue(at: clock.now) {
             place(entry)
         }
@@ -122,7 +131,7 @@ public final class DeliveryEngine {
     /// A message waiting or on screen is not fired again: the same event twice
     /// must not stack it twice. Once shown and dismissed, or discarded, it may.
     func isPending(_ id: String) -> Bool {
-        visible?.id == id || stack.contains(id) || delayed.contains(id)
+        visible?.id == id || stack.contains(id) || delayed.contains(id) || awaitingAssets.contains { $0.id == id }
     }
 
     private func winner(for event: TriggerEvent, at now: Double) -> TriggeredAction? {

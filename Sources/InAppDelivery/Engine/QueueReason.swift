@@ -7,4 +7,8 @@ public enum QueueReason: String, Sendable {
     case presenterLater = "presenter_later"
     /// Accepted with a `delay`: it joins the stack when the delay has passed.
     case delay
+    /// An asset is not in the cache yet and a prefetch run is fetching it
+    /// (``DeliveryEngine/prefetchStarted()``): offered again as soon as the run
+    /// decides the message, discarded at its `timeout`.
+    case assetsPending = "assets_pending"
 }

@@ -5,11 +5,15 @@ struct DisplayCheck {
     enum Outcome {
         case showable([MessageVerdict.LocalAsset])
         case discard(DiscardReason, detail: String?)
+        /// An asset is not in the cache yet, and a run is fetching it.
+        case awaitAssets
     }
 
     var now: Double
     var orientation: DeviceOrientation
     var readiness: any ReadinessSource
+    /// A prefetch run is in progress: an asset missing now may be there soon.
+    var prefetching = false
 
     /// Timeout first: a message too old to show is dropped whatever else is true
     /// of it. Readiness next, asked again because the cache may have changed
@@ -24,6 +28,8 @@ struct DisplayCheck {
         let verdict = readiness.verdict(for: entry.action, at: entry.triggeredAt)
         var assets: [MessageVerdict.LocalAsset] = []
         switch verdict.status {
+        case .discarded where prefetching && verdict.failureKind == .offlineMiss:
+            return .awaitAssets
         case .discarded:
             return .discard(verdict.reason ?? .assetDownloadFailed, detail: verdict.detail)
         case .ready:

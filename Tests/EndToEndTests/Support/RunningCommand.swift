@@ -60,6 +60,9 @@ final class RunningCommand: @unchecked Sendable {
 
     var pid: Int32 { process.processIdentifier }
 
+    /// Not exited yet (a zombie not yet reaped counts as exited).
+    var isRunning: Bool { process.isRunning }
+
     func signal(_ signal: Int32) {
         kill(process.processIdentifier, signal)
     }

@@ -1,0 +1,135 @@
+import FixtureServer
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Issue 40: `readiness.json` follows the run, and `prefetch ready --wait`
+/// tells a display app within a moment, not at the run's end.
+@Suite struct LiveReadinessTests {
+    struct Setup {
+        let scratch: Scratch
+        let server: FixtureServer
+        var cache: String { scratch.path("cache") }
+        var indexPath: String { "\(cache)/readiness.json" }
+
+        static func make() async throws -> Setup {
+            let scratch = try Scratch()
+            let www = scratch.path("www")
+            try FileManager.default.createDirectory(atPath: "\(www)/img", withIntermediateDirectories: true)
+            for name in ["img/rgb.png", "img/gray.png"] {
+                try FileManager.default.copyItem(atPath: Package.assets.appendingPathComponent(name).path, toPath: "\(www)/\(name)")
+            }
+            return Setup(scratch: scratch, server: try await FixtureServer.start(root: www))
+        }
+
+        /// `welcome` at session start with a quick image; `later` on a custom
+        /// event, its image behind `query` (a slow server, a missing file).
+        func manifest(_ name: String, later: String) throws -> String {
+            try scratch.write(name, try manifestJSON([
+                inapp("welcome", ["type": "SLIDEUP", "image_url": server.url("img/rgb.png?cache_control=max-age%3D0")]),
+                [
+                    "id": "later", "type": "inapp", "trigger_condition": [["type": "custom_event", "data": ["event_name": "x"]]],
+                    "data": ["type": "SLIDEUP", "image_url": server.url(later)],
+                ] as [String: Any],
+            ]))
+        }
+
+        func prefetch(_ arguments: [String]) async throws -> CommandResult {
+            try await CommandRunner.prefetch(arguments + ["--cache-dir", cache])
+        }
+
+        func run(_ manifest: String) throws -> RunningCommand {
+            try RunningCommand(["run", manifest, "--cache-dir", cache, "--retries", "0", "--log-level", "info"])
+        }
+
+        /// The index's inode and modification time.
+        func indexIdentity() throws -> (inode: UInt64, mtime: Date) {
+            let attributes = try FileManager.default.attributesOfItem(atPath: indexPath)
+            return ((attributes[.systemFileNumber] as? NSNumber)?.uint64Value ?? 0, attributes[.modificationDate] as? Date ?? .distantPast)
+        }
+    }
+
+    /// A message's status and reason in the index as `prefetch ready` prints them.
+    static func line(_ result: CommandResult) -> [String] {
+        result.stdoutText.split(separator: "\n").first.map { $0.split(separator: "\t").map(String.init) } ?? []
+    }
+
+    @Test func readyWaitReturnsMidRunAndAStoppedRunLeavesUndecidedMessagesUndecided() async throws {
+        let setup = try await Setup.make()
+        // The slow image takes a minute: the run is stopped long before.
+        let manifest = try setup.manifest("m.json", later: "img/gray.png?delay_ms=60000")
+        let run = try setup.run(manifest)
+        // Started with the run, before there is a cache at all.
+        let waited = try await setup.prefetch(["ready", "welcome", "--wait", "60"])
+        #expect(waited.status == 0, "\(waited.stderr)")
+        #expect(run.isRunning, "the run ended before the wait returned")
+        #expect(Self.line(waited).prefix(2) == ["welcome", "ready"])
+        // Mid-run, the other message is new and undecided.
+        let pending = try await setup.prefetch(["ready", "later"])
+        #expect(pending.status == 1)
+        #expect(Self.line(pending) == ["later", "deferred", "pending"])
+        #expect(FileManager.default.fileExists(atPath: "\(setup.cache)/running.json"))
+
+        run.signal(SIGTERM)
+        let stopped = await run.wait()
+        #expect(stopped.status == 143, "\(stopped.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: "\(setup.cache)/running.json"))
+        // The stop's own failure decided nothing: not discarded, deferred for the next run.
+        let after = try await setup.prefetch(["ready", "welcome", "later"])
+        #expect(after.stdoutText.contains("welcome\tready\t"))
+        #expect(after.stdoutText.contains("later\tdeferred\trun_stopped"), "\(after.stdoutText)")
+        // No run in progress and not ready: a wait answers at once.
+        let decided = try await setup.prefetch(["ready", "later", "--wait", "60"])
+        #expect(decided.status == 1, "\(decided.stderr)")
+        try await setup.server.stop()
+    }
+
+    @Test func readyWaitSaysOnceAFinishedRunDiscardedTheMessage() async throws {
+        let setup = try await Setup.make()
+        let manifest = try setup.manifest("m.json", later: "img/missing.png?delay_ms=300")
+        let run = try setup.run(manifest)
+        let waited = try await setup.prefetch(["ready", "later", "--wait", "60"])
+        let ran = await run.wait()
+        #expect(ran.status == 1, "\(ran.stderr)")
+        #expect(waited.status == 1, "\(waited.stderr)")
+        #expect(Self.line(waited).prefix(3) == ["later", "discarded", "asset_download_failed"])
+        try await setup.server.stop()
+    }
+
+    @Test func readyWaitTimesOutWithItsDocumentedCode() async throws {
+        let setup = try await Setup.make()
+        try await setup.server.stop()
+        // No cache yet and no run: waited for, then 75 naming what it waited for.
+        let waited = try await setup.prefetch(["ready", "welcome", "--wait", "0.3"])
+        #expect(waited.status == 75)
+        #expect(waited.stderr.contains("prefetch: error: waited 0.3 s: 'welcome' (not in the index yet) is not ready"), "\(waited.stderr)")
+        #expect(waited.stderr.contains("prefetch: hint: no run is in progress"), "\(waited.stderr)")
+        let missing = try await setup.prefetch(["ready", "--wait", "1"])
+        #expect(missing.status == 2)
+    }
+
+    @Test func aMessageReadyBeforeStaysReadyThroughARunThatChangesNoVerdict() async throws {
+        let setup = try await Setup.make()
+        let manifest = try setup.manifest("m.json", later: "img/gray.png?delay_ms=1500&cache_control=max-age%3D0")
+        let first = try await setup.prefetch(["run", manifest, "--retries", "0"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let before = try setup.indexIdentity()
+        let watch = try DirectoryWatch(setup.cache)
+        defer { watch.stop() }
+        // Both images are stale: the second run revalidates them, the slow one for 1.5 s.
+        let run = try setup.run(manifest)
+        #expect(await watch.created(prefix: "running.json") != nil)
+        let during = try await setup.prefetch(["ready", "welcome", "later"])
+        #expect(during.status == 0, "\(during.stdoutText)")
+        #expect(run.isRunning)
+        let ran = await run.wait()
+        #expect(ran.status == 0, "\(ran.stderr)")
+        let after = try setup.indexIdentity()
+        #expect(after.inode == before.inode && after.mtime == before.mtime, "a run that changed no verdict rewrote readiness.json")
+        let requests = setup.server.requests().filter { $0.path.hasSuffix("gray.png") }
+        #expect(requests.count == 2 && requests.last?.status == 304, "\(requests)")
+        try await setup.server.stop()
+    }
+}
