@@ -187,4 +187,52 @@ import Glibc
         #expect(FileManager.default.contents(atPath: victim) == Data("not the cache's\n".utf8))
         #expect(Self.mode(victim) == 0o644)
     }
+
+    // MARK: - Lease files
+
+    /// A reader holding a lease file exclusively: `prefetch lease` gives up
+    /// after `--wait` with 75, naming the file, and COMMAND never runs; so do
+    /// the docs' examples, with their 4. A hold that ends during the wait lets
+    /// the lease be taken.
+    @Test func aLeaseFileHeldExclusivelyEndsTheWaitOfLeaseAndTheExamples() async throws {
+        let (setup, sha, tree) = try await LeaseCommandTests.make()
+        let lease = setup.leasePath(sha)
+        let holder = try Self.reader([lease], asNobody: geteuid() == 0)
+        #expect(await holder.stdoutContains("held \(lease)\n"))
+
+        let sh = try SystemTool.location(of: "sh").path
+        let command = ["lease", "bundle", "--cache-dir", setup.cache, "--wait", "1", "--", sh, "-c", "echo ran"]
+        let refused = try await CommandRunner.prefetch(command)
+        ErrorMessageTests.expectError(
+            refused, status: 75,
+            "cannot lease message 'bundle': another process holds \(lease) exclusively; waited 1 s for it (--wait), COMMAND was not run",
+            hint: "a writer holds a lease file only while it removes that asset: try again, or pass --wait SECONDS; "
+                + "a hold that lasts is another program's (lslocks shows it)")
+        #expect(refused.stdout.isEmpty, "COMMAND did not run")
+        let noWait = try await CommandRunner.prefetch(command.map { $0 == "1" ? "0" : $0 })
+        #expect(noWait.status == 75 && noWait.stdout.isEmpty, "\(noWait.stderr)")
+
+        let binary = setup.scratch.path("lease")
+        try await SystemTool.run("cc", ["-Wall", "-Werror", "-o", binary, LeaseTests.StandIn.examples.appendingPathComponent("lease.c").path])
+        let examples = [
+            (URL(fileURLWithPath: binary), [lease, tree]),
+            (try SystemTool.location(of: "python3"), [LeaseTests.StandIn.examples.appendingPathComponent("lease.py").path, lease, tree]),
+        ]
+        for (executable, arguments) in examples {
+            let result = try await CommandRunner.run(executable, arguments, environment: ["LEASE_WAIT": "1"])
+            #expect(result.status == 4, "\(executable.lastPathComponent): \(result.stderr)")
+            #expect(result.stderr == "lease \(lease): held exclusively by another process for 1 s; try again later\n")
+            #expect(result.stdout.isEmpty, "nothing leased")
+        }
+
+        let waiting = try RunningCommand(
+            executable: CommandRunner.binDirectory.appendingPathComponent("prefetch"),
+            ["lease", "bundle", "--cache-dir", setup.cache, "--wait", "600", "--log-level", "info", "--", sh, "-c", "echo ran"])
+        #expect(await waiting.stderrContains("\(lease) is held exclusively by another process; waiting for it"))
+        holder.signal(SIGKILL)
+        _ = await holder.wait()
+        let leased = await waiting.wait()
+        #expect(leased.status == 0, "\(leased.stderr)")
+        #expect(leased.stdoutText == "ran\n")
+    }
 }

@@ -36,7 +36,10 @@ import Testing
         ],
         "simulate": ["--min-interval": "SimulateTests", "--orientation": "SimulateTests", "--start-time": "SimulateTests"],
         "gc": ["--budget": "LeaseTests"],
-        "lease": ["--cache-dir": "LeaseCommandTests", "--quiet": "LeaseCommandTests", "--log-level": "LeaseCommandTests"],
+        "lease": [
+            "--cache-dir": "LeaseCommandTests", "--quiet": "LeaseCommandTests", "--log-level": "LeaseCommandTests",
+            "--wait": "ReaderHostageTests",
+        ],
     ]
 
     @Test(arguments: ["run", "plan", "status", "verify", "gc", "lease", "simulate"])
