@@ -27,9 +27,10 @@ struct Prefetch: AsyncParsableCommand {
             1 one is not, 2 one is not in the readiness index or there is no index. status, ls and \
             gc: 0. lease: COMMAND's status (128 + N when signal N ended it), 2 for an unknown \
             message or no readiness index, 75 when an asset is gone from the cache or another \
-            process held a lease file exclusively past --wait, 127 when COMMAND is not found. Every subcommand exits 2 for a usage error, 77 when it may not \
-            use the cache and 75 when a writer finds the cache locked. Errors are one line on \
-            stderr, 'prefetch: error: ...', and at most one 'prefetch: hint: ...' line.
+            process held a lease file exclusively past --wait, 127 when COMMAND is not found. \
+            Every subcommand exits 2 for a usage error, 77 when it may not use the cache and 75 \
+            when a writer finds the cache locked. Errors are one line on stderr, 'prefetch: \
+            error: ...', and at most one 'prefetch: hint: ...' line.
             """,
         version: AssetCacheVersion.current,
         subcommands: [Run.self, Plan.self, Ready.self, Ls.self, Lease.self, Status.self, Verify.self, GC.self, Simulate.self],
