@@ -201,16 +201,20 @@ import Glibc
         #expect(await holder.stdoutContains("held \(lease)\n"))
 
         let sh = try SystemTool.location(of: "sh").path
-        let command = ["lease", "bundle", "--cache-dir", setup.cache, "--wait", "1", "--", sh, "-c", "echo ran"]
-        let refused = try await CommandRunner.prefetch(command)
+        func leaseBundle(wait: String) async throws -> CommandResult {
+            try await CommandRunner.prefetch(["lease", "bundle", "--cache-dir", setup.cache, "--wait", wait, "--", sh, "-c", "echo ran"])
+        }
+        let refused = try await leaseBundle(wait: "1")
         ErrorMessageTests.expectError(
             refused, status: 75,
             "cannot lease message 'bundle': another process holds \(lease) exclusively; waited 1 s for it (--wait), COMMAND was not run",
             hint: "a writer holds a lease file only while it removes that asset: try again, or pass --wait SECONDS; "
                 + "a hold that lasts is another program's (lslocks shows it)")
         #expect(refused.stdout.isEmpty, "COMMAND did not run")
-        let noWait = try await CommandRunner.prefetch(command.map { $0 == "1" ? "0" : $0 })
+        let noWait = try await leaseBundle(wait: "0")
         #expect(noWait.status == 75 && noWait.stdout.isEmpty, "\(noWait.stderr)")
+        // Without --wait, 10 s: what the help says, and not waited out here.
+        #expect(try await CommandRunner.prefetch(["help", "lease"]).stdoutText.contains("COMMAND. (default: 10)"))
 
         let binary = setup.scratch.path("lease")
         try await SystemTool.run("cc", ["-Wall", "-Werror", "-o", binary, LeaseTests.StandIn.examples.appendingPathComponent("lease.c").path])

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,8 +9,8 @@ import Logging
 /// writer out. The file is therefore the writer's own, mode 0600: a reader,
 /// who may read everything else of the cache, cannot open it at all. Each
 /// writer checks that on every open, as the directories are checked
-/// (``DirectoryTrust``), and repairs the mode (0644 in caches of releases
-/// before issue 40).
+/// (``DirectoryTrust``), and repairs the mode (0644 in every cache made
+/// before this check).
 enum WriterLock {
     static let name = "lock"
     static let mode: mode_t = 0o600
