@@ -20,12 +20,19 @@ struct Lease: ParsableCommand {
             Reads the message's lease files from the cache's readiness.json, takes a shared flock on \
             each, then runs COMMAND with them open: no eviction, gc, scrub or verify --repair removes \
             those objects and trees until COMMAND and prefetch have both exited. SIGINT and SIGTERM \
-            are passed on to COMMAND. Exits with COMMAND's status (128 + N when signal N ended it); \
-            2 for an unknown message or no index; 75 when an asset is no longer in the cache (run \
-            again, or read readiness.json again); 127 when COMMAND cannot be run.
+            are passed on to COMMAND. A lease file that another process holds exclusively (a writer \
+            removing that asset) is waited for, up to --wait seconds in all. Exits with COMMAND's \
+            status (128 + N when signal N ended it); 2 for an unknown message or no index; 75 when \
+            an asset is no longer in the cache (run again, or read readiness.json again) or a lease \
+            file was still held exclusively after --wait (try again); 127 when COMMAND cannot be run.
             """)
 
     @OptionGroup var common: CommonOptions
+
+    @Option(help: ArgumentHelp(
+        "Wait up to this many seconds in all for lease files that another process holds exclusively, then exit 75 without running COMMAND.",
+        valueName: "seconds"))
+    var wait = Seconds(10)
 
     @Argument(help: "The message whose assets to lease, by its id in readiness.json.")
     var messageID: String
@@ -47,7 +54,7 @@ struct Lease: ParsableCommand {
                     message: "no readiness index in \(common.cacheDirectory): there is no cache there yet (a run makes it)",
                     status: ExitStatus.usage)
             }
-            leases = try LeasedMessage.take(messageID, in: store)
+            leases = try LeasedMessage.take(messageID, in: store, wait: wait.value)
         } catch {
             throw error.report()
         }

@@ -26,12 +26,13 @@ struct Prefetch: AsyncParsableCommand {
             found. simulate: 0 once the replay is complete. ready: 0 every message named is ready, \
             1 one is not, 2 one is not in the readiness index or there is no index. status, ls and \
             gc: 0. lease: COMMAND's status (128 + N when signal N ended it), 2 for an unknown \
-            message or no readiness index, 75 when an asset is gone from the cache, 127 when \
-            COMMAND is not found. session-start: 0 the request is recorded or one is pending, 2 a \
-            refused request directory, 77 the caller may not write there. Every subcommand exits 2 \
-            for a usage error, 77 when it may not use the cache and 75 when a writer finds the \
-            cache locked. Errors are one line on \
-            stderr, 'prefetch: error: ...', and at most one 'prefetch: hint: ...' line.
+            message or no readiness index, 75 when an asset is gone from the cache or another \
+            process held a lease file exclusively past --wait, 127 when COMMAND is not found. \
+            session-start: 0 the request is recorded or one is pending, 2 a refused request \
+            directory, 77 the caller may not write there. Every subcommand exits 2 for a usage \
+            error, 77 when it may not use the cache and 75 when a writer finds the cache locked. \
+            Errors are one line on stderr, 'prefetch: error: ...', and at most one 'prefetch: \
+            hint: ...' line.
             """,
         version: AssetCacheVersion.current,
         subcommands: [Run.self, Plan.self, Ready.self, Ls.self, Lease.self, Status.self, Verify.self, GC.self, Simulate.self, SessionStart.self],

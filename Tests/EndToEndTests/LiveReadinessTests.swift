@@ -112,13 +112,13 @@ import Glibc
 
     @Test func aMessageReadyBeforeStaysReadyThroughARunThatChangesNoVerdict() async throws {
         let setup = try await Setup.make()
-        let manifest = try setup.manifest("m.json", later: "img/gray.png?delay_ms=1500&cache_control=max-age%3D0")
+        let manifest = try setup.manifest("m.json", later: "img/gray.png?delay_ms=5000&cache_control=max-age%3D0")
         let first = try await setup.prefetch(["run", manifest, "--retries", "0"])
         #expect(first.status == 0, "\(first.stderr)")
         let before = try setup.indexIdentity()
         let watch = try DirectoryWatch(setup.cache)
         defer { watch.stop() }
-        // Both images are stale: the second run revalidates them, the slow one for 1.5 s.
+        // Both images are stale: the second run revalidates them, the slow one for 5 s, ample for a `prefetch ready` on a busy machine.
         let run = try setup.run(manifest)
         #expect(await watch.created(prefix: "running.json") != nil)
         let during = try await setup.prefetch(["ready", "welcome", "later"])

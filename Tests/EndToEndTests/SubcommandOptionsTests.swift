@@ -36,7 +36,10 @@ import Testing
         ],
         "simulate": ["--min-interval": "SimulateTests", "--orientation": "SimulateTests", "--start-time": "SimulateTests"],
         "gc": ["--budget": "LeaseTests"],
-        "lease": ["--cache-dir": "LeaseCommandTests", "--quiet": "LeaseCommandTests", "--log-level": "LeaseCommandTests"],
+        "lease": [
+            "--cache-dir": "LeaseCommandTests", "--quiet": "LeaseCommandTests", "--log-level": "LeaseCommandTests",
+            "--wait": "ReaderHostageTests",
+        ],
         "session-start": ["--request-dir": "SessionStartTests", "--consume": "SessionStartTests", "--quiet": "SessionStartTests"],
     ]
     /// Subcommands that read no configuration file, so take no --config.

@@ -23,30 +23,8 @@ extension CacheStore {
         // a folder holding `lock`, which it accepts, never a half-made foreign one.
         // A link there is refused rather than removed: another writer may be
         // about to lock whatever replaced it.
-        let fd: Int32
-        do throws(FileSystem.Failure) {
-            fd = try directory.openFile("lock", O_CREAT | O_RDWR, mode: 0o644)
-        } catch where error.code == ELOOP {
-            let lock = directory.path(of: "lock")
-            throw .insecure(path: root, reason: "\(lock) is a symbolic link, which the cache never follows; remove it with: rm \(lock)")
-        } catch {
-            throw StoreError(error, root: root)
-        }
-        let deadline = ContinuousClock.now + CheckedNumber.duration(seconds: wait)
-        var waiting = false
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            let code = errno
-            // flock(2) has no timeout; a short poll keeps --wait bounded.
-            if code == EWOULDBLOCK && ContinuousClock.now < deadline {
-                if !waiting { logger.info("the cache is locked by another run; waiting up to \(wait) s for it") }
-                waiting = true
-                usleep(50_000)
-                continue
-            }
-            close(fd)
-            if code == EWOULDBLOCK { throw .locked(path: root) }
-            throw .io(FileSystem.Failure(operation: "flock", path: directory.path(of: "lock"), code: code).description)
-        }
+        let fd = try WriterLock.open(in: directory, root: root, logger: logger)
+        try WriterLock.take(fd, in: directory, root: root, wait: wait, logger: logger)
         let store: CacheStore
         do throws(FileSystem.Failure) {
             func make(_ name: String, private: Bool = false) throws(FileSystem.Failure) -> Directory {

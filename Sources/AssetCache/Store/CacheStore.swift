@@ -12,7 +12,7 @@ import Logging
 /// The content-addressed cache on disk (docs/cache-format.md). The layout is the documentation:
 ///
 ///     FORMAT                      "asset-cache 1"
-///     lock                        flock(2) target for writers
+///     lock                        flock(2) target for writers, 0600: no reader may open it (WriterLock.swift)
 ///     objects/ab/<sha256>         immutable blobs, mode 0444
 ///     trees/ab/<sha256>/…         unpacked ZIPs, keyed by the ZIP's sha256
 ///     refs/<sha256(url)>.json     url → object, validators (0640 in a 0750 folder: URLs may hold credentials)

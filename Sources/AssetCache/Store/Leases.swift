@@ -31,25 +31,43 @@ extension CacheStore {
         return !Self.lockExclusively(fd)
     }
 
+    /// What became of taking a lease.
+    package enum Taking: Equatable, Sendable {
+        /// The lease is held on this descriptor (close-on-exec); closing it ends the lease.
+        case held(Int32)
+        /// The object or tree is gone, or its lease file is.
+        case gone
+        /// Another process held the lease file exclusively for the whole wait.
+        /// A writer does so only while it removes the asset; a longer hold is
+        /// a reader's that took `LOCK_EX`, which the kernel lets any reader take.
+        case heldExclusively
+    }
+
     /// A lease taken as a display app takes it (`prefetch lease`): the lease
     /// file opened read-only, never through a link, and locked shared — which
-    /// waits out a writer removing the object — then the object or tree
-    /// checked to be still there and the file still linked. nil when either is
-    /// gone. The descriptor is close-on-exec; closing it ends the lease.
-    package func takeLease(sha256: String) -> Int32? {
-        guard let shard = leaseShard(of: sha256), let fd = Self.openLeaseFile(sha256, in: shard) else { return nil }
-        var info = stat()
-        while flock(fd, LOCK_SH) != 0 {
-            if errno != EINTR {
-                close(fd)
-                return nil
-            }
+    /// waits out a writer removing the object, for at most `wait` seconds —
+    /// then the object or tree checked to be still there and the file still
+    /// linked.
+    package func takeLease(sha256: String, wait: Double) -> Taking {
+        guard let shard = leaseShard(of: sha256), let fd = Self.openLeaseFile(sha256, in: shard) else { return .gone }
+        let outcome = BoundedLock.lock(fd, LOCK_SH, within: wait) {
+            logger.info("\(leasePath(sha256)) is held exclusively by another process; waiting for it (at most --wait seconds in all)")
         }
+        switch outcome {
+        case .locked: break
+        case .timedOut:
+            close(fd)
+            return .heldExclusively
+        case .failed:
+            close(fd)
+            return .gone
+        }
+        var info = stat()
         guard fstat(fd, &info) == 0, info.st_nlink > 0, hasObject(sha256) || hasTree(sha256) else {
             close(fd)
-            return nil
+            return .gone
         }
-        return fd
+        return .held(fd)
     }
 
     /// The writer's exclusive hold on `sha256`'s lease file, for removing the

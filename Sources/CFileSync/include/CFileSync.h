@@ -8,6 +8,8 @@
 // syncfs(2) is a GNU extension, which Swift's Glibc module does not show; the
 // declaration is glibc's own.
 int syncfs(int fd);
+// gettid(2) is one too (glibc 2.30).
+pid_t gettid(void);
 
 /// Writes and flushes every dirty file and directory entry of the filesystem
 /// holding `fd`; -1 with errno on failure (a writeback error since `fd` was opened).
@@ -31,6 +33,12 @@ static inline int assetcache_pidfd_open(int pid) {
 #else
     return -1;
 #endif
+}
+
+/// The calling thread's id, for a timer aimed at it alone (SIGEV_THREAD_ID):
+/// a bounded flock(2) is ended by a signal to the thread that waits in it.
+static inline pid_t assetcache_thread_id(void) {
+    return gettid();
 }
 
 #endif
