@@ -68,6 +68,8 @@ extension Status: TakesCommonOptions {}
 extension Verify: TakesCommonOptions {}
 extension GC: TakesCommonOptions {}
 extension Lease: TakesCommonOptions {}
+extension Ready: TakesCommonOptions {}
+extension Ls: TakesCommonOptions {}
 extension Simulate: TakesCommonOptions {}
 
 extension CommonOptions {

@@ -1,5 +1,10 @@
 import ArgumentParser
 import AssetCache
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -28,8 +33,15 @@ struct Ready: ParsableCommand {
         valueName: "seconds"))
     var wait: Seconds?
 
+    @Option(help: ArgumentHelp(
+        "With --wait: the session-start request directory, whose requests count as a run about to start.",
+        discussion: "Default: $PREFETCH_REQUEST_DIR, else /run/prefetch/session-start.",
+        valueName: "dir"))
+    var requestDir: String?
+
     func validate() throws {
         if wait != nil && ids.isEmpty { throw ValidationError("--wait needs the MESSAGE_IDs to wait for") }
+        if requestDir != nil && wait == nil { throw ValidationError("--request-dir is for --wait") }
     }
 
     func run() throws {
@@ -57,7 +69,8 @@ struct Ready: ParsableCommand {
     /// The index once it answers for every message named (ReadinessWait), or
     /// exit 75 naming what is still awaited.
     private func waitForIndex(_ seconds: Seconds) throws(CommandFailure) -> ReadinessIndex {
-        let waiting = ReadinessWait(cacheDirectory: common.cacheDirectory, ids: ids)
+        let requests = requestDir ?? SessionStartRequests.directory(environment: ProcessInfo.processInfo.environment)
+        let waiting = ReadinessWait(cacheDirectory: common.cacheDirectory, ids: ids, requestDirectory: requests, logger: common.logger)
         let outcome: ReadinessWait.Outcome
         do {
             outcome = try waiting.wait(timeout: seconds.value)

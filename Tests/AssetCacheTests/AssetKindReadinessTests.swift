@@ -59,7 +59,8 @@ import Testing
             return verdicts
         }
         let notAZip = MessageVerdict.discarded(
-            .assetDownloadFailed, detail: "offline_miss: \(Self.url) is not in the cache as a ZIP, only as an image", url: url)
+            .assetDownloadFailed, detail: "offline_miss: \(Self.url) is not in the cache as a ZIP, only as an image", url: url,
+            kind: .offlineMiss)
 
         // Checked as an image only: an image, not a ZIP.
         var found = verdicts()

@@ -132,4 +132,36 @@ import Glibc
         #expect(requests.count == 2 && requests.last?.status == 304, "\(requests)")
         try await setup.server.stop()
     }
+
+    /// A session start's request counts as a run about to start: pending, and
+    /// taken by the service before its run says it runs. The last run left
+    /// `later` discarded; the run the request asked for makes it ready.
+    @Test(arguments: [false, true])
+    func readyWaitCountsASessionStartAsARunAboutToStart(takenFirst: Bool) async throws {
+        let setup = try await Setup.make()
+        let requests = setup.scratch.path("requests")
+        try FileManager.default.createDirectory(atPath: requests, withIntermediateDirectories: true)
+        let broken = try setup.manifest("broken.json", later: "img/missing.png")
+        #expect(try await setup.prefetch(["run", broken, "--retries", "0"]).status == 1)
+        let fixed = try setup.manifest("fixed.json", later: "img/gray.png")
+
+        #expect(try await CommandRunner.prefetch(["session-start", "--request-dir", requests]).status == 0)
+        if takenFirst {
+            #expect(try await CommandRunner.prefetch(["session-start", "--consume", "--request-dir", requests]).status == 0)
+        }
+        let wait = try RunningCommand([
+            "ready", "later", "--wait", "60", "--request-dir", requests, "--cache-dir", setup.cache, "--log-level", "debug",
+        ])
+        // It has looked once and found no answer: the old verdict is not final.
+        #expect(await wait.stderrContains("not ready yet: waiting up to 60 s for later"))
+        if !takenFirst {
+            #expect(try await CommandRunner.prefetch(["session-start", "--consume", "--request-dir", requests]).status == 0)
+        }
+        let ran = try await setup.prefetch(["run", fixed, "--retries", "0"])
+        #expect(ran.status == 0, "\(ran.stderr)")
+        let waited = await wait.wait()
+        #expect(waited.status == 0, "\(waited.stderr)")
+        #expect(Self.line(waited).prefix(2) == ["later", "ready"])
+        try await setup.server.stop()
+    }
 }

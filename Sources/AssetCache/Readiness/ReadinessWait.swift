@@ -7,6 +7,7 @@ import Foundation
 import Glibc
 #endif
 import CFileSync
+import Logging
 
 /// Waits until messages are ready in a cache another process writes, as
 /// `prefetch ready ID --wait SECONDS` does (docs/cache-format.md#waiting-for-a-message):
@@ -46,27 +47,25 @@ public struct ReadinessWait {
 
     public let cacheDirectory: String
     public let ids: [String]
-    /// Whether a run is about to start though none is in progress (a session
-    /// start requested and not yet served): the verdicts seen are not final.
-    public var runRequested: @Sendable () -> Bool
-    /// Directories whose changes may answer `runRequested` differently.
-    public var requestDirectories: [String]
+    /// The session-start request directory (``SessionStartRequests``), watched
+    /// too: a run asked for there and not yet over makes no verdict final.
+    public var requestDirectory: String?
+    /// Told at `debug` when the first look gave no answer and the wait begins.
+    public var logger: Logger
 
-    public init(
-        cacheDirectory: String, ids: [String], runRequested: @escaping @Sendable () -> Bool = { false },
-        requestDirectories: [String] = []
-    ) {
+    public init(cacheDirectory: String, ids: [String], requestDirectory: String? = nil, logger: Logger = CacheStore.silentLogger) {
         self.cacheDirectory = cacheDirectory
         self.ids = ids
-        self.runRequested = runRequested
-        self.requestDirectories = requestDirectories
+        self.requestDirectory = requestDirectory
+        self.logger = logger
     }
 
     /// Blocks the calling thread until an outcome, `timeout` seconds at most.
     public func wait(timeout: Double) throws(Failure) -> Outcome {
         let deadline = ContinuousClock.now + CheckedNumber.duration(seconds: timeout)
-        let watch = try Watch(cacheDirectory: cacheDirectory, also: requestDirectories)
+        let watch = try Watch(cacheDirectory: cacheDirectory, also: requestDirectory.map { [$0] } ?? [])
         defer { watch.close() }
+        var first = true
         while true {
             // Watched before looking, so that no change between the look and the wait is missed.
             watch.refresh()
@@ -74,8 +73,17 @@ public struct ReadinessWait {
             if let outcome { return outcome }
             let left = deadline - ContinuousClock.now
             guard left > .zero else { return .timedOut(try? index(), run: run) }
+            if first {
+                logger.debug("not ready yet: waiting up to \(Self.format(timeout)) s for \(ids.joined(separator: ", "))\(run == nil ? "" : " (a run is in progress)")")
+                first = false
+            }
             watch.wait(upTo: left, process: run?.pid)
         }
+    }
+
+    /// `60`, `0.5`: as the seconds were given.
+    private static func format(_ seconds: Double) -> String {
+        seconds == seconds.rounded() && abs(seconds) < 1e15 ? String(Int64(seconds)) : String(seconds)
     }
 
     /// The outcome the cache gives now, if it gives one, and the run in progress.
@@ -90,20 +98,35 @@ public struct ReadinessWait {
             store = nil
         }
         let run = store?.runInProgress()
-        guard let index = try index(from: store, runInProgress: run != nil) else { return (nil, run) }
+        let runComing = run != nil || runRequested(since: store?.readState().lastRun?.finishedAt)
+        guard let index = try index(from: store, runComing: runComing) else { return (nil, run) }
         var status: [String: MessageStatus] = [:]
         for message in index.messages { status[message.id] = message.status }
         if ids.allSatisfy({ status[$0] == .ready }) { return (.ready(index), run) }
-        guard run == nil, !runRequested() else { return (nil, run) }
+        guard !runComing else { return (nil, run) }
         return (.decided(index, missing: ids.filter { status[$0] == nil }), nil)
     }
 
+    /// Whether a session start asked for a run that has not ended yet: a
+    /// request is pending, or the request directory changed (a request recorded
+    /// or taken) since the last run finished. The second covers the moment
+    /// between the service taking the request and its run saying it runs; a run
+    /// that then fails before it starts (say, the cache locked) leaves the wait
+    /// to its time limit rather than to the old verdicts.
+    private func runRequested(since lastRun: Double?) -> Bool {
+        guard let requestDirectory else { return false }
+        if SessionStartRequests.pending(in: requestDirectory) { return true }
+        var info = stat()
+        guard lstat(requestDirectory, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return false }
+        return LibC.modificationTime(info) > (lastRun ?? 0)
+    }
+
     /// The index, if there is one; an unreadable one is an error only when no run will replace it.
-    private func index(from store: CacheStore?, runInProgress: Bool) throws(Failure) -> ReadinessIndex? {
+    private func index(from store: CacheStore?, runComing: Bool) throws(Failure) -> ReadinessIndex? {
         do {
             return try store?.readReadinessIndex(only: Set(ids), triggers: true)
         } catch {
-            if runInProgress || runRequested() { return nil }
+            if runComing { return nil }
             throw .index("the readiness index \(cacheDirectory)/\(ReadinessIndex.fileName) cannot be read: \(error); the next run replaces it")
         }
     }
