@@ -6,6 +6,17 @@ import Logging
 /// what `auto` falls back to where NetworkManager cannot say (docs/limits.md#metered-links).
 enum MeteredChoice: String, ExpressibleByArgument, CaseIterable, Sendable {
     case yes, no, auto
+
+    /// `auto`, or any of the words ``YesNo`` takes: `metered = true` says yes.
+    init?(argument: String) {
+        if argument.lowercased() == "auto" {
+            self = .auto
+        } else if let value = YesNo.value(of: argument) {
+            self = value ? .yes : .no
+        } else {
+            return nil
+        }
+    }
 }
 
 extension MeteredChoice {

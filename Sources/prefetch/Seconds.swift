@@ -8,6 +8,9 @@ import AssetCache
 struct Seconds: ExpressibleByArgument, Sendable, Equatable, CustomStringConvertible {
     var value: Double
 
+    /// What an error about seconds says they are.
+    static let forms = "a number of seconds from 0 to 10000000000, whole or decimal (30, 2.5)"
+
     init(_ value: Double) {
         self.value = value
     }

@@ -102,13 +102,44 @@ import Testing
         try setup.writeConfig(["budget = lots"])
         let value = try await setup.prefetch(["status"])
         #expect(value.status == 2)
-        #expect(value.stderr.contains("\(setup.config):1: "), "\(value.stderr)")
-        #expect(value.stderr.contains("--budget"), "\(value.stderr)")
+        #expect(value.stderr.contains("\(setup.config):1: 'budget' takes a whole number of bytes, or one with a K, M or G suffix"), "\(value.stderr)")
+        #expect(value.stderr.contains("not 'lots'"), "\(value.stderr)")
         try setup.writeConfig(["manifest \(setup.unsignedURL)"])
         let noEquals = try await setup.prefetch(["status"])
         #expect(noEquals.status == 2)
         #expect(noEquals.stderr.contains("\(setup.config):1: no '='"), "\(noEquals.stderr)")
         #expect(setup.server.requests().isEmpty)
+        try await setup.server.stop()
+    }
+
+    /// Issue 36: a boolean takes the words people write, every boolean the
+    /// same ones; a size takes what its flag takes; an error names the key,
+    /// never the internal flag a key became.
+    @Test func valuesTakeTheWordsUsersWriteAndAnErrorNamesTheAcceptedForms() async throws {
+        let setup = try await Setup.make()
+        let cache = setup.scratch.path("cache")
+        try setup.writeConfig([])
+        #expect(try await setup.prefetch(["run", setup.unsignedURL, "--cache-dir", cache, "--quiet"]).status == 0)
+        for (yes, no) in [("yes", "no"), ("true", "false"), ("on", "off"), ("1", "0"), ("Yes", "OFF")] {
+            for value in [yes, no] {
+                try setup.writeConfig(["delta = \(value)", "metered = \(value)", "require-integrity = \(value)", "budget = 10 MB"])
+                let result = try await setup.prefetch(["status", "--cache-dir", cache])
+                #expect(result.status == 0, "\(value): \(result.stderr)")
+            }
+        }
+        try setup.writeConfig(["# sizes", "budget = 10 XB"])
+        let size = try await setup.prefetch(["status"])
+        #expect(size.status == 2)
+        #expect(size.stderr.contains("prefetch: error: \(setup.config):2: 'budget' takes a whole number of bytes, or one with a K, M or G suffix in powers of 1024"), "\(size.stderr)")
+        try setup.writeConfig(["delta = maybe"])
+        let delta = try await setup.prefetch(["status"])
+        #expect(delta.status == 2)
+        #expect(delta.stderr.contains("\(setup.config):1: 'delta' takes yes or no (true/false, on/off and 1/0 too), not 'maybe'"), "\(delta.stderr)")
+        #expect(!delta.stderr.contains("--delta-config"), "\(delta.stderr)")
+        try setup.writeConfig(["metered = sometimes"])
+        let metered = try await setup.prefetch(["status"])
+        #expect(metered.status == 2 && !metered.stderr.contains("--metered-config"), "\(metered.stderr)")
+        #expect(metered.stderr.contains("'metered' takes auto, or yes or no"), "\(metered.stderr)")
         try await setup.server.stop()
     }
 
@@ -175,6 +206,10 @@ import Testing
         #expect(result.status == 2)
         #expect(result.stderr.contains("trusted key '\(setup.keys)/old.pub' is not a signify public key"), "\(result.stderr)")
         #expect(setup.server.requests().isEmpty)
+        // status is the check the README has an operator run after adding a key.
+        let status = try await setup.prefetch(["status"])
+        #expect(status.status == 2, "\(status.stdoutText)")
+        #expect(status.stderr.contains("trusted key '\(setup.keys)/old.pub' is not a signify public key"), "\(status.stderr)")
         // Revoking a key is deleting its file.
         try FileManager.default.removeItem(atPath: "\(setup.keys)/old.pub")
         let revoked = try await setup.prefetch(["run", "--quiet"])

@@ -65,6 +65,25 @@ struct ConfigKey: Sendable {
         ConfigKey(name: "delta", commands: ["run"], flag: "delta-config"),
     ]
 
+    /// The values the key takes, as an error about one says them; nil where
+    /// the argument parser's own message lists them (a level's names).
+    var forms: String? {
+        switch name {
+        case "budget", "max-asset-size", "max-unpacked-size", "limit-rate", "scrub-bytes", "max-download-bytes", "metered-max-asset-bytes":
+            ByteSize.forms
+        case "max-run-time", "wait", "link-wait", "connect-timeout", "stall-timeout", "max-time", "head-start", "jitter":
+            Seconds.forms
+        case "concurrency", "per-host": "a whole number from 1 to 256"
+        case "retries": "a whole number from 0 to 100"
+        case "scrub-percent": "a whole number from 0 to 100"
+        case "max-redirs": "a whole number from 0 to 1000"
+        case "require-integrity", "delta": YesNo.forms
+        case "metered": "auto, or \(YesNo.forms)"
+        case "log-level": "one of trace, debug, info, notice, warning, error or critical"
+        default: nil
+        }
+    }
+
     func applies(to subcommand: String) -> Bool { commands?.contains(subcommand) ?? true }
 
     static func named(_ name: String) -> ConfigKey? { all.first { $0.name == name } }
@@ -95,12 +114,10 @@ struct ConfigKey: Sendable {
     }
 
     private static func truth(of entry: ConfigEntry) throws(CommandFailure) -> Bool {
-        switch entry.value.lowercased() {
-        case "true", "yes", "on", "1": return true
-        case "false", "no", "off", "0": return false
-        default:
+        guard let value = YesNo.value(of: entry.value) else {
             throw CommandFailure(
-                message: "\(entry.place): '\(entry.key)' is true or false, not '\(entry.value)'", status: ExitStatus.usage)
+                message: "\(entry.place): '\(entry.key)' is \(YesNo.forms), not '\(entry.value)'", status: ExitStatus.usage)
         }
+        return value
     }
 }

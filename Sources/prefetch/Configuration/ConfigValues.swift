@@ -28,9 +28,22 @@ enum ConfigValues {
             } catch let failure as CommandFailure {
                 throw failure
             } catch {
-                throw CommandFailure(message: "\(line.entry.place): \(oneLine(command.message(for: error)))", status: ExitStatus.usage)
+                throw CommandFailure(message: "\(line.entry.place): \(sentence(command.message(for: error), of: line))", status: ExitStatus.usage)
             }
         }
+    }
+
+    /// What is wrong with a line in the file's words: its key, not the flag
+    /// the key became (`--delta-config` is no name a user ever wrote), and the
+    /// values the key takes.
+    private static func sentence(_ message: String, of line: (key: ConfigKey, entry: ConfigEntry)) -> String {
+        let key = line.key
+        if message.hasPrefix("The value ") {
+            if let forms = key.forms { return "'\(key.name)' takes \(forms), not '\(line.entry.value)'" }
+            return "'\(key.name)': \(oneLine(message))"
+        }
+        let text = oneLine(message).replacing("--\(key.flagName)", with: "'\(key.name)'")
+        return text.contains("'\(key.name)'") ? text : "'\(key.name)': \(text)"
     }
 
     /// The parser's message on one line: "… one of the following: trace, debug, …".
