@@ -44,7 +44,7 @@ struct GC: ParsableCommand {
                 writeJSON(result) { Console.standardOutput.write($0) }
             } else if !common.quiet {
                 let leased = result.keptLeased == 0 ? "" : "; kept \(result.keptLeased) leased by display apps (\(ByteCount.format(result.keptLeasedBytes)))"
-                print("evicted \(result.evictedRefs) refs, removed \(result.removedObjects) objects and \(result.removedTrees) trees\(leased); "
+                print("evicted \(Plural.count(result.evictedRefs, "ref")), removed \(Plural.count(result.removedObjects, "object")) and \(Plural.count(result.removedTrees, "tree"))\(leased); "
                     + "\(ByteCount.format(result.bytesAfter)) of \(ByteCount.format(result.budget)) budget in use")
             }
         } catch {

@@ -78,7 +78,8 @@ struct Status: ParsableCommand {
             if json {
                 output.writeJSON { Console.standardOutput.write($0) }
             } else if !common.quiet {
-                print(text(output))
+                let next = StatusNextStep(lastRun: output.last_run, running: store?.runInProgress(), now: Date().timeIntervalSince1970)
+                print(([text(output)] + next.lines).joined(separator: "\n"))
             }
         } catch {
             throw error.report()
@@ -93,11 +94,11 @@ struct Status: ParsableCommand {
             "cache   \(directory)",
             "size    \(ByteCount.format(output.bytes)) of \(ByteCount.format(output.budget)) budget (\(DecimalText.fixed(percent, digits: 0))%)"
                 + (output.tmp_bytes > 0 ? ", and \(ByteCount.format(output.tmp_bytes)) in tmp/" : ""),
-            "holds   \(output.objects) objects, \(output.trees) unpacked trees, \(output.refs) refs",
+            "holds   \(Plural.count(output.objects, "object")), \(Plural.count(output.trees, "unpacked tree")), \(Plural.count(output.refs, "ref"))",
         ]
         if let run = output.last_run {
             let when = Date(timeIntervalSince1970: run.finishedAt).formatted(.iso8601)
-            lines.append("last    \(when): \(run.messages) messages, \(run.ready) ready, \(run.discarded) discarded, "
+            lines.append("last    \(when): \(Plural.count(run.messages, "message")), \(run.ready) ready, \(run.discarded) discarded, "
                 + "\(ByteCount.format(run.downloadedBytes)) downloaded in \(run.durationMs) ms")
         } else {
             lines.append("last    no run yet")

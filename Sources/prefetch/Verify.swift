@@ -42,19 +42,51 @@ struct Verify: ParsableCommand {
                 writeJSON(exists: store != nil, usage: usage, problems: problems) { Console.standardOutput.write($0) }
             } else {
                 for problem in problems {
-                    // A problem names files and URLs found in the cache: escaped.
-                    Console.standardError.writeLine("prefetch: \(TerminalText.safe("\(problem)"))\(repair ? outcome(of: problem) : "")")
+                    CommandFailure(message: "\(problem)\(repair ? outcome(of: problem) : "")", status: ExitStatus.someDiscarded).write()
                 }
+                if !problems.isEmpty { summary(of: problems).write() }
                 if problems.isEmpty && !common.quiet {
                     print(store == nil
                         ? "no cache at \(TerminalText.safe(common.cacheDirectory)) yet: nothing to verify"
-                        : "ok: \(usage.objects) objects, \(usage.trees) trees, \(usage.refs) refs verified")
+                        : "ok: \(Plural.count(usage.objects, "object")), \(Plural.count(usage.trees, "tree")), \(Plural.count(usage.refs, "ref")) verified")
                 }
             }
         } catch {
             throw error.report()
         }
         if !problems.isEmpty { throw ExitCode(ExitStatus.someDiscarded) }
+    }
+
+    /// The last lines: how many problems of which kind, and the command that
+    /// removes them (or, after a repair, what it left and why).
+    private func summary(of problems: [CacheProblem]) -> CommandFailure {
+        var counts: [(kind: String, count: Int)] = []
+        for problem in problems {
+            if let index = counts.firstIndex(where: { $0.kind == problem.kind.rawValue }) {
+                counts[index].count += 1
+            } else {
+                counts.append((problem.kind.rawValue, 1))
+            }
+        }
+        let kinds = counts.map { "\($0.count) \($0.kind)" }.joined(separator: ", ")
+        var message = "\(Plural.count(problems.count, "problem")) found (\(kinds))"
+        let kept = problems.filter(\.leased).count
+        guard repair else {
+            return CommandFailure(
+                message: message, status: ExitStatus.someDiscarded,
+                hint: "'\(repairCommand)' removes what is broken; the next run fetches it again")
+        }
+        message += ": \(problems.count - kept) removed; the next run fetches \(problems.count - kept == 1 ? "it" : "them") again"
+        guard kept > 0 else { return CommandFailure(message: message, status: ExitStatus.someDiscarded) }
+        return CommandFailure(
+            message: message + "; \(kept) kept", status: ExitStatus.someDiscarded,
+            hint: "a display app leases what was kept; run '\(repairCommand)' again once it is released")
+    }
+
+    /// `prefetch verify --repair`, with the cache directory when it was named.
+    private var repairCommand: String {
+        guard let directory = common.cacheDir else { return "prefetch verify --repair" }
+        return "prefetch verify --repair --cache-dir \(ShellWord.quoted(directory))"
     }
 
     /// What --repair did about a problem, after its sentence.

@@ -28,7 +28,11 @@ import Testing
         let setup = try await Self.filled()
         let text = try await setup.prefetch(["verify", "--cache-dir", setup.cache])
         let json = try await setup.prefetch(["verify", "--cache-dir", setup.cache, "--json"]).jsonObject()
-        let counts = "ok: \(json["objects"] as? Int ?? -1) objects, \(json["trees"] as? Int ?? -1) trees, \(json["refs"] as? Int ?? -1) refs verified"
+        func count(_ key: String, _ noun: String) -> String {
+            let value = json[key] as? Int ?? -1
+            return "\(value) \(noun)\(value == 1 ? "" : "s")"
+        }
+        let counts = "ok: \(count("objects", "object")), \(count("trees", "tree")), \(count("refs", "ref")) verified"
         #expect(text.status == 0 && text.stdoutText == counts + "\n" && json["ok"] as? Bool == true)
         let quiet = try await setup.prefetch(["verify", "--cache-dir", setup.cache, "--quiet"])
         #expect(quiet.status == 0 && quiet.stdout.isEmpty && quiet.stderr.isEmpty)
@@ -44,11 +48,16 @@ import Testing
         let problems = try #require(try report.jsonObject()["problems"] as? [[String: Any]])
         #expect(found.status == 1 && report.status == 1 && !problems.isEmpty)
         for problem in problems {
-            let line = "prefetch: \(problem["path"] as? String ?? "?"): \(problem["problem"] as? String ?? "?")"
+            let line = "prefetch: error: \(problem["path"] as? String ?? "?"): \(problem["problem"] as? String ?? "?")"
             #expect(found.stderr.contains(line), "\(line) not in \(found.stderr)")
             #expect((problem["repair_removes"] as? [String])?.isEmpty == false && problem["removed"] as? Bool == false)
         }
         #expect(problems.contains { $0["kind"] as? String == "object_corrupt" && $0["path"] as? String == "\(objects)/\(shard)/\(object)" })
+        // Issue 36: the last lines count the problems and give the command that repairs.
+        let kinds = Set(problems.compactMap { $0["kind"] as? String })
+        let summary = "prefetch: error: \(problems.count) problem\(problems.count == 1 ? "" : "s") found ("
+        #expect(found.stderr.contains(summary) && kinds.allSatisfy { found.stderr.contains(" \($0)") }, "\(found.stderr)")
+        #expect(found.stderr.hasSuffix("prefetch: hint: 'prefetch verify --repair --cache-dir \(damaged)' removes what is broken; the next run fetches it again\n"), "\(found.stderr)")
         let repaired = try await setup.prefetch(["verify", "--cache-dir", damaged, "--repair", "--json"]).jsonObject()
         #expect(repaired["repaired"] as? Bool == true)
         #expect((repaired["problems"] as? [[String: Any]])?.allSatisfy { $0["removed"] as? Bool == true } == true)

@@ -15,6 +15,11 @@ enum Configuration {
     /// which must work whatever prefetch.conf says, and takes no key of it.
     static let unconfigured: Set<String> = ["session-start"]
 
+    /// The subcommand that reads keys.d without using it: the check an
+    /// operator runs after adding a key (README, "systemd"), so that a file
+    /// there that is no key is found then, not when a signed manifest arrives.
+    static let keysChecker = "status"
+
     /// The arguments for the parser, and run's manifest when the command line names none.
     struct Invocation {
         var arguments: [String]
@@ -52,11 +57,11 @@ enum Configuration {
                 added += try key.arguments(for: entries)
             }
         }
-        if ConfigKey.named("trusted-key")!.applies(to: scan.subcommand), !scan.flags.contains("trusted-key") {
+        let takesKeys = ConfigKey.named("trusted-key")!.applies(to: scan.subcommand) && !scan.flags.contains("trusted-key")
+        if takesKeys || scan.subcommand == keysChecker {
             for file in files {
-                for key in try KeysDirectory.keyFiles(in: ConfigFile.resolve("keys.d", beside: file.path), absent: file.absent) {
-                    added += ["--trusted-key", key]
-                }
+                let keys = try KeysDirectory.keyFiles(in: ConfigFile.resolve("keys.d", beside: file.path), absent: file.absent)
+                if takesKeys { added += keys.flatMap { ["--trusted-key", $0] } }
             }
         }
         return Invocation(arguments: [scan.subcommand] + added + scan.rest, manifest: manifest)
