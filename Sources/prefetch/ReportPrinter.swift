@@ -59,8 +59,8 @@ struct ReportPrinter {
             count(totals.deferred, "deferred", style.yellow),
             count(totals.expired, "expired", { $0 }),
         ]
-        return "\(totals.messages) messages: " + counts.joined(separator: ", ")
-            + "; \(totals.assets) assets, \(ByteCount.format(totals.downloadedBytes)) downloaded in "
+        return "\(Plural.count(totals.messages, "message")): " + counts.joined(separator: ", ")
+            + "; \(Plural.count(totals.assets, "asset")), \(ByteCount.format(totals.downloadedBytes)) downloaded in "
             + DecimalText.fixed(Double(report.durationMs) / 1000, digits: 2) + " s"
     }
 
@@ -87,8 +87,18 @@ struct ReportPrinter {
             text += style.dim("  (" + TerminalText.safe(Self.shorten(detail, naming: verdict.failingURL)) + ")")
         }
         // A ready message's first local file, where a user would look for it.
-        if verdict.status == .ready, let path = verdict.assets.first?.path { text += style.dim("  " + TerminalText.safe(path)) }
+        if verdict.status == .ready, let asset = verdict.assets.first { text += style.dim("  " + TerminalText.safe(Self.shownFile(asset))) }
         return text.trimmingTrailingSpaces()
+    }
+
+    /// The file to show, as `prefetch ready` names it: for a ZIP, its tree's
+    /// `index.html` when the tree has one at its root (a regular file, not a
+    /// link), else the tree itself.
+    static func shownFile(_ asset: MessageVerdict.LocalAsset) -> String {
+        guard asset.kind == .archive else { return asset.path }
+        let page = asset.path + "/index.html"
+        var info = stat()
+        return lstat(page, &info) == 0 && info.st_mode & S_IFMT == S_IFREG ? page : asset.path
     }
 
     /// The URL has a column of its own; the detail need not say it again.

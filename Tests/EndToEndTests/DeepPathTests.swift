@@ -71,8 +71,13 @@ import Glibc
 
             let gc = try await CommandRunner.prefetch(["gc", "--cache-dir", cache])
             #expect(gc.status == 0, "\(gc.stderr)")
-            #expect(gc.stdoutText.contains("removed 1 objects and 1 trees"), "round \(round): \(gc.stdoutText)")
+            #expect(gc.stdoutText.contains("removed 1 object and 1 tree"), "round \(round): \(gc.stdoutText)")
             #expect(!FileManager.default.fileExists(atPath: tree), "round \(round)")
+            // Issue 36: the shard directories it emptied go too.
+            for parent in ["objects", "trees", "leases"] {
+                let left = try FileManager.default.contentsOfDirectory(atPath: "\(cache)/\(parent)")
+                #expect(left.isEmpty, "round \(round): \(parent)/ holds \(left)")
+            }
         }
         try await server.stop()
     }

@@ -182,6 +182,14 @@ import Glibc
             ([manifest, "--concurrency", "0"], "--concurrency must be between 1 and 256", "run"),
             (["status", "--json", "--bogus"], "unknown option '--bogus'", "status"),
             (["gc", "--wait", "soon"], "the value 'soon' is invalid for '--wait <seconds>'", "gc"),
+            // Issue 36: what a value takes, and a negative number is a value, not a missing one.
+            ([manifest, "--max-run-time", "-1"],
+             "the value '-1' is invalid for '--max-run-time <seconds>'; --max-run-time takes a number of seconds from 0 to", "run"),
+            (["gc", "--budget", "10 XB"],
+             "the value '10 XB' is invalid for '--budget <size>'; --budget takes a whole number of bytes, or one with a K, M or G suffix", "gc"),
+            (["status", "--log-level", "loud"],
+             "the value 'loud' is invalid for '--log-level <level>'; --log-level takes one of trace, debug, info, notice, warning, error or critical\n",
+             "status"),
         ]
         for (arguments, message, command) in cases {
             let result = try await CommandRunner.prefetch(arguments + ["--cache-dir", scratch.path("cache")])
@@ -190,10 +198,30 @@ import Glibc
             #expect(result.stderr.hasPrefix("prefetch: error: \(message)"), "\(arguments): \(result.stderr)")
             #expect(result.stderr.hasSuffix("\nprefetch: hint: see 'prefetch \(command) --help'\n"), "\(arguments): \(result.stderr)")
         }
+        // A size as people write it is the size (gc makes a cache of an empty directory).
+        try FileManager.default.createDirectory(atPath: scratch.path("cache"), withIntermediateDirectories: true)
+        let spaced = try await CommandRunner.prefetch(["gc", "--budget", "10 MB", "--json", "--cache-dir", scratch.path("cache")])
+        #expect(spaced.status == 0, "\(spaced.stderr)")
+        #expect(try spaced.jsonObject()["budget"] as? Int == 10 << 20, "\(spaced.stdoutText)")
         // Help and the version are answers, not errors: stdout, exit 0, as before.
         for arguments in [["--help"], ["run", "--help"], ["help"], ["--version"]] {
             let result = try await CommandRunner.prefetch(arguments)
             #expect(result.status == 0 && result.stderr.isEmpty && !result.stdout.isEmpty, "\(arguments): \(result.stderr)")
         }
+    }
+
+    /// Issue 36: the help opens with what there is to do, the exit codes after
+    /// the commands; a bare `prefetch` (no manifest configured) is someone
+    /// asking what it does: the same text, on stderr, exit 2.
+    @Test func theHelpListsTheCommandsFirstAndABarePrefetchPrintsIt() async throws {
+        let help = try await CommandRunner.prefetch(["--help"])
+        let text = help.stdoutText
+        let commands = try #require(text.range(of: "SUBCOMMANDS:"), text)
+        let codes = try #require(text.range(of: "EXIT CODES:"), text)
+        #expect(commands.lowerBound < codes.lowerBound && text.contains("  run and plan, the first that applies: 2 usage error"), "\(text)")
+        #expect(text.hasPrefix("OVERVIEW: Prefetch, validate and cache the assets of in-app messages.\n\nUSAGE: "), "\(text)")
+        let bare = try await CommandRunner.prefetch([])
+        #expect(bare.status == 2 && bare.stdout.isEmpty, "\(bare.stdoutText)")
+        #expect(bare.stderr == text, "\(bare.stderr)")
     }
 }

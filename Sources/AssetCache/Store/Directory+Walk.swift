@@ -91,7 +91,8 @@ extension Directory {
         try removeEmptyDirectory(name)
     }
 
-    private func removeEmptyDirectory(_ name: String) throws(FileSystem.Failure) {
+    /// rmdir(2): a directory that is not empty (or a link, or a file) stays.
+    package func removeEmptyDirectory(_ name: String) throws(FileSystem.Failure) {
         guard unlinkat(descriptor, name, AT_REMOVEDIR) == 0 || errno == ENOENT else {
             throw FileSystem.Failure(operation: "rmdir", path: path(of: name), code: errno)
         }

@@ -97,10 +97,22 @@ extension CacheStore {
             }
             hold.end(removingLeaseFile: true)
         }
+        removeEmptyShards()
         result.keptLeased = keptLeased.count
         result.keptLeasedBytes = keptLeased.reduce(0) { $0 + (objectSizes[$1] ?? 0) }
         result.bytesAfter = total
         return result
+    }
+
+    /// The shard directories (`objects/ab`, …) that eviction emptied: a cache
+    /// that shrank does not keep hundreds of empty directories. Only writers
+    /// make shards, and this one holds the lock: none is filled meanwhile.
+    func removeEmptyShards() {
+        for parent in [objects, trees] + (leases.map { [$0] } ?? []) {
+            for name in parent.entries() where name.utf8.count == 2 {
+                try? parent.removeEmptyDirectory(name)
+            }
+        }
     }
 
     /// A tree leaves `trees/` by one rename, so it is never seen half-deleted
