@@ -38,7 +38,8 @@ struct ReportPrinter {
     func writeText(_ report: PrefetchReport, to write: (String) -> Void) {
         // By index: filtering the messages copied every one (its strings and arrays retained).
         let messages = report.messages
-        let shown = messages.indices.filter { options.verbose || messages[$0].verdict.reason != nil }
+        // Not a message deferred to display time: that is what its manifest asked.
+        let shown = messages.indices.filter { options.verbose || ![nil, .notPrefetched].contains(messages[$0].verdict.reason) }
         let idWidth = min(32, shown.map { TerminalText.safe(messages[$0].id).count }.max() ?? 0)
         var text = summary(report) + "\n"
         for index in shown {

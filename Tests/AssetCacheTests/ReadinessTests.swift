@@ -50,12 +50,13 @@ import Testing
 
     @Test func messageNotPrefetchedIsDeferred() {
         let result = verdict(action(.modal, image: Self.image, prefetch: false), [Self.image: .available(path: "/x")])
-        #expect(result.status == .deferred)
+        #expect(result.status == .deferred && result.reason == .notPrefetched)
     }
 
     @Test func cacheFalseURLIsDeferred() throws {
         let url = try AssetURL(parsing: "http://cdn.test/a.png?cache=false")
         #expect(verdict(action(.modal, image: url)).status == .deferred)
+        #expect(verdict(action(.modal, image: url)).reason == .notPrefetched)
     }
 
     @Test func downloadFailureIsAssetDownloadFailed() {

@@ -59,6 +59,8 @@ import Testing
         #expect(first.status == 1, "\(first.stderr)")
         let report = try first.report()
         #expect(report.totals.ready == 2 && report.totals.discarded == 3 && report.totals.deferred == 1)
+        // Issue 36: a message fetched at display time says so.
+        #expect(report.message("later")?.verdict == "deferred:not_prefetched")
         let metrics = try read(file)
         expectMatches(metrics, report)
         #expect(metrics.value("prefetch_downloaded_bytes_total") == Double(report.totals.downloaded_bytes))

@@ -15,7 +15,11 @@ public enum DiscardReason: String, Sendable, Codable, CaseIterable {
     case manifestExpired = "manifest_expired"
     /// `--require-integrity`: an asset of the message has no `integrity` pin.
     case integrityMissing = "integrity_missing"
-    // Deferred, not discarded: the run's own limits left an asset for a later run.
+    // Deferred, not discarded.
+    /// An asset is not prefetched (`"prefetch": false`, `cache=false`): it is
+    /// fetched at display time.
+    case notPrefetched = "not_prefetched"
+    // Deferred: the run's own limits left an asset for a later run.
     /// `--max-download-bytes`: the asset did not fit in what was left of the run's byte budget.
     case byteBudget = "byte_budget"
     /// `--metered`: the link is metered, and the asset is neither a session-start

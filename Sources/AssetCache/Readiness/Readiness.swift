@@ -51,7 +51,7 @@ public enum Readiness {
                 if failure == nil { failure = (url, AssetFailure(.offlineMiss, "\(url) is not in the cache")) }
             }
         }
-        if deferred { return MessageVerdict(status: .deferred, assets: []) }
+        if deferred { return MessageVerdict(status: .deferred, reason: .notPrefetched, assets: []) }
         if let failure {
             let reason: DiscardReason = failure.failure.kind.isInvalidContent ? .assetInvalid : .assetDownloadFailed
             return .discarded(reason, detail: failure.failure.description, url: failure.url, kind: failure.failure.kind)

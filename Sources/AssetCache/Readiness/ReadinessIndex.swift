@@ -11,7 +11,7 @@ public struct ReadinessIndex: Sendable, Equatable {
     /// The format's version, as the report's: `1.x.y` keeps every key's meaning.
     /// 1.2.0: the index follows the run (`decided_at`; `deferred` with
     /// reason `pending` or `run_stopped` for a message no run has decided yet).
-    public static let formatVersion = "1.2.0"
+    public static let formatVersion = "1.3.0"
 
     /// Seconds since 1970.
     public var computedAt: Double

@@ -1,7 +1,7 @@
 /// The result of a run, encoded as the JSON report of docs/report.md.
 public struct PrefetchReport: Sendable, Encodable {
     /// The report format's version, bumped when keys change meaning.
-    public static let formatVersion = "1.4.0"
+    public static let formatVersion = "1.5.0"
 
     public var cacheDirectory: String
     public var durationMs: Int

@@ -50,8 +50,8 @@ public enum RunMetrics {
         .unsupportedMessageType, .fullWithoutImage, .imageOnlyModalWithoutImage, .assetDownloadFailed, .assetInvalid,
     ]
 
-    /// Why a run defers a message to a later one, besides `prefetch: false` (no reason).
-    static let deferReasons: [DiscardReason] = [.byteBudget, .metered]
+    /// Why a run defers a message: to display time, or to a later run.
+    static let deferReasons: [DiscardReason] = [.notPrefetched, .byteBudget, .metered]
 
     /// Every label value a run can produce is recorded, zeros included, so that
     /// a series never vanishes from one run to the next.
@@ -59,7 +59,7 @@ public enum RunMetrics {
         _ report: PrefetchReport, dimensions: [(String, String)] = [], factory: any MetricsFactory = MetricsSystem.factory
     ) {
         var messageCounts: [MessageKey: Int] = [:]
-        for status in [MessageStatus.ready, .deferred, .expired] { messageCounts[MessageKey(status: status, reason: "")] = 0 }
+        for status in [MessageStatus.ready, .expired] { messageCounts[MessageKey(status: status, reason: "")] = 0 }
         for reason in runReasons { messageCounts[MessageKey(status: .discarded, reason: reason.rawValue)] = 0 }
         for reason in deferReasons { messageCounts[MessageKey(status: .deferred, reason: reason.rawValue)] = 0 }
         for message in report.messages {
