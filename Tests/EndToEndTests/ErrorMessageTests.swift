@@ -216,8 +216,8 @@ import Glibc
     @Test func theHelpListsTheCommandsFirstAndABarePrefetchPrintsIt() async throws {
         let help = try await CommandRunner.prefetch(["--help"])
         let text = help.stdoutText
-        let commands = try #require(text.range(of: "SUBCOMMANDS:"), text)
-        let codes = try #require(text.range(of: "EXIT CODES:"), text)
+        let commands = try #require(text.range(of: "SUBCOMMANDS:"), "\(text)")
+        let codes = try #require(text.range(of: "EXIT CODES:"), "\(text)")
         #expect(commands.lowerBound < codes.lowerBound && text.contains("  run and plan, the first that applies: 2 usage error"), "\(text)")
         #expect(text.hasPrefix("OVERVIEW: Prefetch, validate and cache the assets of in-app messages.\n\nUSAGE: "), "\(text)")
         let bare = try await CommandRunner.prefetch([])
