@@ -78,8 +78,9 @@ import Testing
         let json = try await setup.prefetch(["gc", "--cache-dir", setup.scratch.path("json"), "--json"]).jsonObject()
         let evicted = json["evicted_refs"] as? Int ?? -1, objects = json["removed_objects"] as? Int ?? -1
         #expect(text.status == 0 && evicted == 2 && objects >= 1)
-        #expect(text.stdoutText.hasPrefix("evicted \(evicted) refs, removed \(objects) objects and \(json["removed_trees"] as? Int ?? -1) trees; "),
-                "\(text.stdoutText)")
+        let trees = json["removed_trees"] as? Int ?? -1
+        let counted = "evicted \(evicted) refs, removed \(objects) object\(objects == 1 ? "" : "s") and \(trees) tree\(trees == 1 ? "" : "s"); "
+        #expect(text.stdoutText.hasPrefix(counted), "\(text.stdoutText)")
         #expect(json["bytes_after"] as? Int == 0 && json["budget"] as? Int == 1)
 
         let quiet = try await setup.prefetch(["gc", "--cache-dir", setup.cache, "--quiet"])
