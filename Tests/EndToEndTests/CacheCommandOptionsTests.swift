@@ -24,6 +24,34 @@ import Testing
         try await expectWarningsFollowTheLogLevel(setup, ["status"])
     }
 
+    /// Issue 36: status ends with what to do next, when there is something.
+    @Test func statusEndsWithTheNextStep() async throws {
+        let setup = try await OptionsSetup.make()
+        let cache = setup.scratch.path("next")
+        try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
+        #expect(try await setup.prefetch(["gc", "--cache-dir", cache]).status == 0)
+        let empty = try await setup.prefetch(["status", "--cache-dir", cache])
+        #expect(empty.status == 0 && empty.stdoutText.hasSuffix("\nnext    'prefetch run MANIFEST' fills the cache\n"), "\(empty.stdoutText)")
+
+        let missing = try setup.scratch.write("missing.json", try manifestJSON([
+            inapp("gone", ["type": "MODAL", "image_url": setup.server.url("img/missing.png")]),
+        ]))
+        #expect(try await setup.prefetch(["run", missing, "--cache-dir", cache, "--quiet", "--retries", "0"]).status == 1)
+        try await setup.server.stop()
+        let discarded = try await setup.prefetch(["status", "--cache-dir", cache])
+        #expect(discarded.stdoutText.hasSuffix("\nnext    'prefetch ready' says why 1 message was discarded\n"), "\(discarded.stdoutText)")
+
+        // The last run ended two hours ago: one is due.
+        let state = "\(cache)/state.json"
+        var json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: state))) as? [String: Any])
+        var lastRun = try #require(json["last_run"] as? [String: Any])
+        lastRun["finished_at"] = Date().timeIntervalSince1970 - 7200
+        json["last_run"] = lastRun
+        try JSONSerialization.data(withJSONObject: json).write(to: URL(fileURLWithPath: state))
+        let due = try await setup.prefetch(["status", "--cache-dir", cache])
+        #expect(due.stdoutText.contains("\nnext    a run is due: the last ended 2 h ago; "), "\(due.stdoutText)")
+    }
+
     @Test func verifyOptions() async throws {
         let setup = try await Self.filled()
         let text = try await setup.prefetch(["verify", "--cache-dir", setup.cache])
