@@ -41,6 +41,9 @@ actor RunningIndex {
     private var spacing = RunningIndex.interval
     private var writing: Task<Void, Never>?
     private var timer: Task<Void, Never>?
+    /// After ``settle()``: no rewrite starts any more. One that did would hold
+    /// the store, and with it the cache's lock, after the run returned.
+    private var settled = false
     /// Rewrites made during the run and at its end, and their bytes (logged at
     /// `trace` for BENCHMARKS.md).
     private var writes = (during: 0, bytes: 0, atEnd: false)
@@ -78,7 +81,7 @@ actor RunningIndex {
     }
 
     private func publishIfDue() {
-        guard writing == nil, progress.changed else { return }
+        guard !settled, writing == nil, progress.changed else { return }
         let now = ContinuousClock.now
         if progress.urgentChanged || lastWrite.map({ now >= $0 + spacing }) ?? true {
             timer?.cancel()
@@ -124,8 +127,11 @@ actor RunningIndex {
 
     /// Ends the run's rewrites: what is being written is on disk when it returns.
     func settle() async {
-        timer?.cancel()
+        settled = true
+        let pending = timer
         timer = nil
+        pending?.cancel()
+        await pending?.value
         await writing?.value
     }
 
