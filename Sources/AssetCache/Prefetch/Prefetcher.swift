@@ -66,7 +66,11 @@ public final class Prefetcher: Sendable {
         let logger = options.logger
         // First, so that its started_at is the clock ready_ms counts from.
         store.markRunStarted()
-        defer { store.markRunEnded() }
+        defer {
+            store.markRunEnded()
+            // However the run ends, thrown out included: a caller awaits the end.
+            endDecisions()
+        }
         // Lease files for objects an older release stored, before anything
         // here may remove one (docs/cache-format.md#leases).
         store.tendLeases()
@@ -180,21 +184,21 @@ public final class Prefetcher: Sendable {
     /// The index a display app reads, brought up to date as the run decides
     /// messages (``RunningIndex``), from the one the last run left.
     private func runningIndex(_ manifest: Manifest, plan: AssetPlan, scrub: ScrubResult?, now: Double, pool: BlockingPool) -> RunningIndex {
-        var previous = try? store.readReadinessIndex()
+        // An unreadable index is as none: this run replaces it.
+        var previous = (try? store.readReadinessIndex()) ?? nil
         // The scrub may have removed what the last index names: it is fetched again.
         if let scrub, !scrub.damaged.isEmpty {
             previous = previous?.dropping(by: "run", at: Date().timeIntervalSince1970, exists: store.hasFiles(of:))
         }
-        let progress = IndexProgress(manifest: manifest, plan: plan, previous: previous ?? nil, store: store, now: now)
+        let progress = IndexProgress(manifest: manifest, plan: plan, previous: previous, store: store, now: now)
         return RunningIndex(
-            progress: progress, previous: previous ?? nil, manifest: manifest.indexed, store: store, pool: pool,
+            progress: progress, previous: previous, manifest: manifest.indexed, store: store, pool: pool,
             logger: options.logger) { [weak self] message in self?.tell(message) }
     }
 
     /// The run's last index: what a stopped run did not decide keeps the last
     /// index's verdict, unless its files are gone.
     private func finish(_ index: RunningIndex) async throws(StoreError) {
-        defer { endDecisions() }
         let now = Date().timeIntervalSince1970
         let stopped = isStopping
         var messages = await index.finalMessages(stopped: stopped)
