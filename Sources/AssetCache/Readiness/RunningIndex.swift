@@ -105,11 +105,12 @@ actor RunningIndex {
         let index = ReadinessIndex(
             computedAt: Date().timeIntervalSince1970, computedBy: "run", cacheDirectory: store.root, manifest: manifest,
             messages: messages)
-        let started = ContinuousClock.now
-        let result = await pool.run { [store] in
-            Result { () throws(StoreError) in try store.writeReadinessIndex(index, syncingDirectory: false) }
+        // The write's own time, not its wait for a pool thread behind commits.
+        let (result, took) = await pool.run { [store] in
+            let started = ContinuousClock.now
+            let result = Result { () throws(StoreError) in try store.writeReadinessIndex(index, syncingDirectory: false) }
+            return (result, ContinuousClock.now - started)
         }
-        let took = ContinuousClock.now - started
         if case .failure(let error) = result {
             // The run's end writes it again; a display app meanwhile reads the older copy.
             logger.warning("readiness.json was not brought up to date during the run: \(error)")
