@@ -167,7 +167,7 @@ public final class Prefetcher: Sendable {
         await index.settle()
         var report = PrefetchReport(
             manifest: manifest, plan: plan, fetched: records.ordered(), now: now, cacheDirectory: store.root,
-            durationMs: pipeline.elapsedMs())
+            durationMs: pipeline.elapsedMs() + Int(options.manifestFetch / .milliseconds(1)))
         report.downloadedBytes = observer.receivedBytes
         report.connections = engine?.connectionsOpened ?? 0
         report.byteBudget = budget.map { PrefetchReport.ByteBudgetUse(maxDownloadBytes: $0.limit) }
@@ -175,6 +175,8 @@ public final class Prefetcher: Sendable {
         report.link = engine?.linkOutages
         report.scrub = scrub
         report.manifestOrigin = manifest.origin
+        // At the default level: a server down must not pass for a quiet run.
+        report.logStaleHosts(to: logger, now: Date().timeIntervalSince1970)
         report.garbageCollection = try remember(report, plan: plan, keeping: await index.undecidedObjects())
         // Last: after the eviction, so that it names only what stays.
         try await finish(index)
@@ -217,7 +219,7 @@ public final class Prefetcher: Sendable {
         if let budget = options.budget { state.budget = budget }
         let needed = plan.fetch.map { store.refName(for: $0.url) }
         let inUse = Set(report.assets.compactMap { $0.path == nil ? nil : $0.sha256 }).union(keeping)
-        let collection = store.collectGarbage(budget: state.budget, neededRefs: Set(needed), neededObjects: inUse)
+        let collection = store.collectGarbage(budget: state.budget, neededRefs: Set(needed).union(state.manifests), neededObjects: inUse)
         collection.log(to: options.logger)
         let totals = report.totals
         state.lastRun = CacheState.LastRun(
