@@ -4,6 +4,8 @@
 struct FaultRoute: Equatable {
     var status: Int?
     var delayMilliseconds = 0
+    /// `delay_after=N`: the delay applies from the (N+1)th request to the URL on.
+    var delayAfter: Int?
     var truncate: Int?
     var reset = false
     var failFirst = 0
@@ -46,6 +48,7 @@ struct FaultRoute: Equatable {
         switch name {
         case "status": status = QueryValue.statusCode(name, value, &problems)
         case "delay_ms": delayMilliseconds = QueryValue.count(name, value, &problems) ?? 0
+        case "delay_after": delayAfter = QueryValue.count(name, value, &problems)
         case "truncate": truncate = QueryValue.count(name, value, &problems)
         case "reset": reset = QueryValue.flag(name, value, &problems)
         case "fail_first": failFirst = QueryValue.count(name, value, &problems) ?? 0

@@ -55,7 +55,10 @@ final class HTTPHandler: ChannelInboundHandler {
         if let then = route.ranges.then, log.attempt(target: "then\0" + exchange.request.target) > route.ranges.after ?? 0 {
             substitution.replacement = root.filePath(for: then) ?? ""
         }
-        guard route.delayMilliseconds > 0 else {
+        // delay_after=N: the first N requests to the URL (counted on arrival, with a count of their own) are not delayed.
+        let delayed = route.delayMilliseconds > 0
+            && route.delayAfter.map { log.attempt(target: "delay\0" + exchange.request.target) > $0 } ?? true
+        guard delayed else {
             return respond(exchange, route: route, failing: failing, substitution: substitution, context: context)
         }
         timer = context.eventLoop.assumeIsolated().scheduleTask(

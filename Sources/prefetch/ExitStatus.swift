@@ -4,6 +4,10 @@ import AssetCache
 enum ExitStatus {
     static let ok: Int32 = 0
     static let someDiscarded: Int32 = 1
+    /// Every message got its verdict, but some server could not be reached and
+    /// cached copies stand in (`stale`): a fact about the network, not the
+    /// manifest, so not 1; not a sysexits code, since the run succeeded.
+    static let staleCopies: Int32 = 3
     /// Usage errors, the argument parser's included (not its 64), and every
     /// refusal that changed nothing.
     static let usage: Int32 = 2

@@ -94,7 +94,10 @@ extension HeaderArgument {
         defer { close(fd) }
         guard info.st_mode & 0o004 == 0 else {
             throw failure(
-                "every user can read it (mode \(String(info.st_mode & 0o777, radix: 8))), and it holds secrets; make it readable by the service's user only: chmod o-r \(path)")
+                "every user can read it (mode \(String(info.st_mode & 0o777, radix: 8))), and it holds secrets; "
+                    + (DirectoryTrust.isShared(info)
+                        ? "it is not yours to change: keep them in a file of your own that only the service's user can read"
+                        : "make it readable by the service's user only: chmod o-r \(path)"))
         }
         guard info.st_size <= 64 * 1024, let data = readBytes(from: fd, limit: 64 * 1024 + 1), data.count <= 64 * 1024 else {
             throw failure("it is over 64 KiB; a header file holds a few lines")

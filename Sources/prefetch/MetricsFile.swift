@@ -87,7 +87,7 @@ final class MetricsFile {
     /// warning, never a change of the run's exit code.
     func write(exitStatus: Int32, logger: Logger) {
         let now = Date().timeIntervalSince1970
-        let success = report != nil && !stoppedEarly && (exitStatus == ExitStatus.ok || exitStatus == ExitStatus.someDiscarded)
+        let success = report != nil && !stoppedEarly && [ExitStatus.ok, ExitStatus.someDiscarded, ExitStatus.staleCopies].contains(exitStatus)
         if let report {
             RunMetrics.record(report, factory: factory)
         } else {

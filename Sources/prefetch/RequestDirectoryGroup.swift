@@ -1,3 +1,4 @@
+import AssetCache
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -15,8 +16,13 @@ enum RequestDirectoryGroup {
             return "join the group '\(group)', which may write to \(dir): SupplementaryGroups=\(group) in the app's unit, "
                 + "or usermod -aG \(group) \(user) and log in again"
         }
-        return "you are in the group '\(group)' of \(dir), but it may not write there (mode "
-            + "\(String(info.st_mode & 0o7777, radix: 8))); the package makes it 2770: chmod 2770 \(dir)"
+        let problem = "you are in the group '\(group)' of \(dir), but it may not write there (mode "
+            + "\(String(info.st_mode & 0o7777, radix: 8)))"
+        // Only the package's directory, or one of the caller's, is safe to chmod.
+        guard dir == SessionStartRequests.defaultDirectory || !DirectoryTrust.isShared(info) else {
+            return problem + "; it is not a request directory's own: pass the one the service watches (--request-dir)"
+        }
+        return problem + "; the package makes it 2770: chmod 2770 \(dir)"
     }
 
     /// The group's name from the group database (getgrgid_r), nil when it has none.

@@ -11,7 +11,8 @@ enum RootHelp {
         holds the cache's lock; 69 the manifest URL could not be fetched (nothing was changed); \
         130 or 143 SIGINT or SIGTERM stopped the run cleanly, partial downloads kept; 74 the \
         cache could not be written (disk full, read-only, I/O error); 1 some message was \
-        discarded; 0 every message ready, deferred or expired. verify: 0 clean, 1 problems \
+        discarded; 3 every message ready, deferred or expired, but some on stale copies: an \
+        asset's server could not be reached; 0 every message ready, deferred or expired. verify: 0 clean, 1 problems \
         found. simulate: 0 once the replay is complete. ready: 0 every message named is ready, \
         1 one is not, 2 one is not in the readiness index or there is no index. status, ls and \
         gc: 0. lease: COMMAND's status (128 + N when signal N ended it), 2 for an unknown \

@@ -255,9 +255,11 @@ struct Run: AsyncParsableCommand {
             let progress = ProgressLine.start(quiet: common.quiet, json: output.json)
             options.progress = progress?.callback
             if manifest == nil {
+                let fetching = ContinuousClock.now
                 manifest = try await source.fetch(
                     into: store, limits: options.transfer, headers: manifestHeaders, trust: trust, trustedKeys: trustedKeys,
                     runDeadline: runDeadline, offline: offline, logger: common.logger)
+                options.manifestFetch = ContinuousClock.now - fetching
             }
             trust.apply(to: &manifest!)
             let prefetcher = Prefetcher(store: store, options: options)
@@ -298,6 +300,7 @@ struct Run: AsyncParsableCommand {
 
     static func exitStatus(for report: PrefetchReport) -> Int32 {
         if report.assets.contains(where: { $0.failure?.kind == .storage }) { return ExitStatus.storage }
-        return report.totals.discarded > 0 ? ExitStatus.someDiscarded : ExitStatus.ok
+        if report.totals.discarded > 0 { return ExitStatus.someDiscarded }
+        return report.assets.contains(where: { $0.outcome == .stale }) ? ExitStatus.staleCopies : ExitStatus.ok
     }
 }

@@ -28,7 +28,7 @@ import AssetCache
         // The other message's image takes a minute: the run is stopped once the first is shown.
         let manifest = try Manifest.decode(Data(#"""
             {"triggers": [
-            {"id": "welcome", "type": "inapp", "trigger_condition": [{"type": "open"}], "data": {"type": "MODAL", "image_url": "\#(server.url("img/rgb.png"))"}},
+            {"id": "welcome", "type": "inapp", "timeout": 3600, "trigger_condition": [{"type": "open"}], "data": {"type": "MODAL", "image_url": "\#(server.url("img/rgb.png"))"}},
             {"id": "later", "type": "inapp", "trigger_condition": [{"type": "custom_event", "data": {"event_name": "x"}}], "data": {"type": "MODAL", "image_url": "\#(server.url("img/gray.png?delay_ms=60000"))"}}
             ]}
             """#.utf8))
@@ -36,7 +36,10 @@ import AssetCache
         let presenter = Presenter()
         let decisions = Decisions()
         let engine = try DeliveryEngine(manifest: manifest, readiness: store, presenter: presenter, clock: SystemClock(), delegate: decisions)
-        let prefetcher = Prefetcher(store: store)
+        // No stall timeout: the slow image fails only for the stop, whatever the machine's load.
+        var options = PrefetchOptions()
+        options.transfer.stallTimeout = 0
+        let prefetcher = Prefetcher(store: store, options: options)
 
         let decided = prefetcher.decisions()
         engine.prefetchStarted()

@@ -93,6 +93,20 @@ import Glibc
         try await server.stop()
     }
 
+    /// /tmp is everyone's: the hint names a cache directory of one's own, never
+    /// a chmod of /tmp, which would break every other user of it (issue 36).
+    @Test func theSharedTmpIsRefusedWithADirectoryOfOnesOwnNotAChmod() async throws {
+        let manifest = Package.manifests.appendingPathComponent("two-messages.json").path
+        for command in [["run", manifest], ["plan", manifest], ["status"]] {
+            let result = try await CommandRunner.prefetch(command + ["--cache-dir", "/tmp"])
+            #expect(result.status == 2, "\(command[0]): \(result.stderr)")
+            #expect(result.stderr.contains("/tmp is writable by everyone (mode 1777)"), "\(command[0]): \(result.stderr)")
+            #expect(result.stderr.contains("use a directory of your own instead"), "\(command[0]): \(result.stderr)")
+            #expect(result.stderr.contains("--cache-dir ~/.cache/prefetch"), "\(command[0]): \(result.stderr)")
+            #expect(!result.stderr.contains("chmod"), "\(command[0]): \(result.stderr)")
+        }
+    }
+
     /// Only root can give a directory away, so only a test run as root shows it.
     @Test(.enabled(if: geteuid() == 0))
     func aCacheOfAnotherUserIsRefusedToWritersButReadable() async throws {

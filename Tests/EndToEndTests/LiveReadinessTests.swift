@@ -40,8 +40,9 @@ import Glibc
             try await CommandRunner.prefetch(arguments + ["--cache-dir", cache])
         }
 
+        /// No stall timeout: a slow image fails only when the test stops the run.
         func run(_ manifest: String) throws -> RunningCommand {
-            try RunningCommand(["run", manifest, "--cache-dir", cache, "--retries", "0", "--log-level", "info"])
+            try RunningCommand(["run", manifest, "--cache-dir", cache, "--retries", "0", "--stall-timeout", "0", "--log-level", "debug"])
         }
 
         /// The index's inode and modification time.
@@ -110,26 +111,44 @@ import Glibc
         #expect(missing.status == 2)
     }
 
-    @Test func aMessageReadyBeforeStaysReadyThroughARunThatChangesNoVerdict() async throws {
+    @Test func aMessageReadyBeforeStaysReadyThroughARunThatRevalidatesIt() async throws {
         let setup = try await Setup.make()
-        let manifest = try setup.manifest("m.json", later: "img/gray.png?delay_ms=5000&cache_control=max-age%3D0")
+        // The slow image's first request is answered at once, every later one after a minute.
+        let manifest = try setup.manifest("m.json", later: "img/gray.png?delay_ms=60000&delay_after=1&cache_control=max-age%3D0")
         let first = try await setup.prefetch(["run", manifest, "--retries", "0"])
         #expect(first.status == 0, "\(first.stderr)")
         let before = try setup.indexIdentity()
         let watch = try DirectoryWatch(setup.cache)
         defer { watch.stop() }
-        // Both images are stale: the second run revalidates them, the slow one for 5 s, ample for a `prefetch ready` on a busy machine.
+        // Both images are stale: the second run revalidates them, the slow one for a minute.
         let run = try setup.run(manifest)
         #expect(await watch.created(prefix: "running.json") != nil)
         let during = try await setup.prefetch(["ready", "welcome", "later"])
         #expect(during.status == 0, "\(during.stdoutText)")
+        // The quick one revalidated with a 304, decided: the same verdict, so no rewrite.
+        #expect(await run.stderrContains("img/rgb.png?cache_control=max-age%3D0: revalidated"))
         #expect(run.isRunning)
-        let ran = await run.wait()
-        #expect(ran.status == 0, "\(ran.stderr)")
+        let meanwhile = try await setup.prefetch(["ready", "welcome", "later"])
+        #expect(meanwhile.status == 0, "\(meanwhile.stdoutText)")
+        run.signal(SIGTERM)
+        #expect(await run.wait().status == 143)
         let after = try setup.indexIdentity()
-        #expect(after.inode == before.inode && after.mtime == before.mtime, "a run that changed no verdict rewrote readiness.json")
-        let requests = setup.server.requests().filter { $0.path.hasSuffix("gray.png") }
-        #expect(requests.count == 2 && requests.last?.status == 304, "\(requests)")
+        #expect(after.inode == before.inode && after.mtime == before.mtime, "readiness.json was rewritten: no verdict changed")
+        let quick = setup.server.requests().filter { $0.path.hasSuffix("rgb.png") }
+        #expect(quick.map(\.status) == [200, 304], "\(quick)")
+        try await setup.server.stop()
+    }
+
+    @Test func aWarmRunThatChangesNoVerdictLeavesTheIndexUntouched() async throws {
+        let setup = try await Setup.make()
+        let manifest = try setup.manifest("m.json", later: "img/gray.png?cache_control=max-age%3D0")
+        #expect(try await setup.prefetch(["run", manifest]).status == 0)
+        let before = try setup.indexIdentity()
+        let warm = try await setup.prefetch(["run", manifest, "--json"])
+        #expect(warm.status == 0, "\(warm.stderr)")
+        #expect(try warm.report().assets.map(\.outcome) == ["revalidated", "revalidated"])
+        let after = try setup.indexIdentity()
+        #expect(after.inode == before.inode && after.mtime == before.mtime)
         try await setup.server.stop()
     }
 

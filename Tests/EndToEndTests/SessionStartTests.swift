@@ -105,11 +105,17 @@ import Glibc
         try #require(symlink(real, link) == 0)
         let open = scratch.path("open")
         try #require(mkdir(open, 0o700) == 0 && chmod(open, 0o1777) == 0)
+        // Not sticky and the caller's: closing it harms no one.
+        let own = scratch.path("own")
+        try #require(mkdir(own, 0o700) == 0 && chmod(own, 0o777) == 0)
         let file = try scratch.write("file", "")
         let refusals = [
             (link, "refusing request directory \(link): it is a symbolic link; name the directory itself (prefetch follows no link there)"),
+            // Sticky, as /tmp: shared, so no chmod of it is advised (issue 36).
             (open, "refusing request directory \(open): it is writable by everyone (mode 1777), who could plant or remove requests; "
-                + "fix it with: chmod o-w \(open)"),
+                + "it is shared, not a request directory's own: use one of its own, as the package's /run/prefetch/session-start"),
+            (own, "refusing request directory \(own): it is writable by everyone (mode 777), who could plant or remove requests; "
+                + "fix it with: chmod o-w \(own)"),
             (file, "refusing request directory \(file): it is not a directory"),
         ]
         for (dir, error) in refusals {
@@ -121,6 +127,7 @@ import Glibc
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: real).isEmpty)
         #expect(try FileManager.default.contentsOfDirectory(atPath: open).isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: own).isEmpty)
         #expect(!SessionStartRequests.pending(in: link), "a link is not the directory")
 
         // A missing one: nothing to record into (2), nothing to take (0).

@@ -136,6 +136,28 @@ import Testing
         #expect(network.isEmpty, "\(network)")
     }
 
+    /// Issue 36, point 1: the stored manifest is pinned. Neither the run's own
+    /// eviction under a tiny --budget nor `gc --budget 0` removes it, so with
+    /// the server down it still stands in for `run`, and `plan` reads it.
+    @Test func evictionAndGCBudget0KeepTheStoredManifest() async throws {
+        let setup = try await Setup.make()
+        let url = setup.manifestURL
+        let tight = try await setup.run(["--budget", "1"])
+        #expect(tight.status == 0, "\(tight.stderr)")
+        let gc = try await CommandRunner.prefetch(["gc", "--budget", "0", "--cache-dir", setup.cache])
+        #expect(gc.status == 0, "\(gc.stderr)")
+        let ls = try await CommandRunner.prefetch(["ls", "--cache-dir", setup.cache])
+        #expect(ls.status == 0, "\(ls.stderr)")
+        #expect(ls.stdoutText.contains(url), "\(ls.stdoutText)")
+        try await setup.server.stop()
+        let run = try await setup.run([], url: url)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("using the copy stored"), "\(run.stderr)")
+        #expect(try Self.origin(run)?.source == "stored")
+        let plan = try await CommandRunner.prefetch(["plan", url, "--cache-dir", setup.cache])
+        #expect(plan.status == 0, "\(plan.stderr)")
+    }
+
     /// A 404 is the server's answer, not an outage: no stored copy stands in.
     @Test func aManifestTheServerNoLongerHasIsNotReplaced() async throws {
         let setup = try await Setup.make()

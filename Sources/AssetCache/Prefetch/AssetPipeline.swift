@@ -226,7 +226,8 @@ struct AssetPipeline: Sendable {
             }
             return AssetRecord(
                 url: item.url, kind: kind, outcome: outcome, sha256: cached.ref.object, bytes: cached.ref.bytes,
-                path: path, attempts: attempts, failure: failure, finishedMs: finished)
+                path: path, attempts: attempts, failure: failure, finishedMs: finished,
+                staleSince: outcome == .stale ? cached.ref.fetchedAt : nil)
         }
     }
 

@@ -19,6 +19,9 @@ public struct AssetRecord: Sendable, Equatable {
     public var deferral: DiscardReason?
     /// Milliseconds from the start of the run until this asset was usable or failed.
     public var finishedMs: Int
+    /// When the cached copy in use was stored, for a `stale` one: the age the
+    /// run's warning about an unreachable host gives (not in the report).
+    public var staleSince: Double?
     /// ``ArchiveNotes``, when there are any: boxed, because only a ZIP this run
     /// refreshed or unpacked has them and a run holds a record per asset (a
     /// run over 100,000 assets peaked 27 MiB higher with them inline; bench row I).

@@ -52,6 +52,10 @@ public struct PrefetchOptions: Sendable {
     public var delta = true
     /// Bytes of objects and trees to keep; nil uses the budget remembered in the cache.
     public var budget: Int64?
+    /// How long fetching the manifest took before the run (its retries
+    /// included): the report's `duration_ms` counts it, so that the run's
+    /// duration is the time it took, not only the assets'.
+    public var manifestFetch: Duration = .zero
     /// How much of the cache the run re-reads before it starts, so that bytes
     /// that rotted at rest are found and fetched again (``ScrubPolicy``).
     public var scrub = ScrubPolicy()

@@ -66,7 +66,11 @@ public final class Prefetcher: Sendable {
         let logger = options.logger
         // First, so that its started_at is the clock ready_ms counts from.
         store.markRunStarted()
-        defer { store.markRunEnded() }
+        defer {
+            store.markRunEnded()
+            // However the run ends, thrown out included: a caller awaits the end.
+            endDecisions()
+        }
         // Lease files for objects an older release stored, before anything
         // here may remove one (docs/cache-format.md#leases).
         store.tendLeases()
@@ -163,7 +167,7 @@ public final class Prefetcher: Sendable {
         await index.settle()
         var report = PrefetchReport(
             manifest: manifest, plan: plan, fetched: records.ordered(), now: now, cacheDirectory: store.root,
-            durationMs: pipeline.elapsedMs())
+            durationMs: pipeline.elapsedMs() + Int(options.manifestFetch / .milliseconds(1)))
         report.downloadedBytes = observer.receivedBytes
         report.connections = engine?.connectionsOpened ?? 0
         report.byteBudget = budget.map { PrefetchReport.ByteBudgetUse(maxDownloadBytes: $0.limit) }
@@ -171,6 +175,8 @@ public final class Prefetcher: Sendable {
         report.link = engine?.linkOutages
         report.scrub = scrub
         report.manifestOrigin = manifest.origin
+        // At the default level: a server down must not pass for a quiet run.
+        report.logStaleHosts(to: logger, now: Date().timeIntervalSince1970)
         report.garbageCollection = try remember(report, plan: plan, keeping: await index.undecidedObjects())
         // Last: after the eviction, so that it names only what stays.
         try await finish(index)
@@ -180,21 +186,21 @@ public final class Prefetcher: Sendable {
     /// The index a display app reads, brought up to date as the run decides
     /// messages (``RunningIndex``), from the one the last run left.
     private func runningIndex(_ manifest: Manifest, plan: AssetPlan, scrub: ScrubResult?, now: Double, pool: BlockingPool) -> RunningIndex {
-        var previous = try? store.readReadinessIndex()
+        // An unreadable index is as none: this run replaces it.
+        var previous = (try? store.readReadinessIndex()) ?? nil
         // The scrub may have removed what the last index names: it is fetched again.
         if let scrub, !scrub.damaged.isEmpty {
             previous = previous?.dropping(by: "run", at: Date().timeIntervalSince1970, exists: store.hasFiles(of:))
         }
-        let progress = IndexProgress(manifest: manifest, plan: plan, previous: previous ?? nil, store: store, now: now)
+        let progress = IndexProgress(manifest: manifest, plan: plan, previous: previous, store: store, now: now)
         return RunningIndex(
-            progress: progress, previous: previous ?? nil, manifest: manifest.indexed, store: store, pool: pool,
+            progress: progress, previous: previous, manifest: manifest.indexed, store: store, pool: pool,
             logger: options.logger) { [weak self] message in self?.tell(message) }
     }
 
     /// The run's last index: what a stopped run did not decide keeps the last
     /// index's verdict, unless its files are gone.
     private func finish(_ index: RunningIndex) async throws(StoreError) {
-        defer { endDecisions() }
         let now = Date().timeIntervalSince1970
         let stopped = isStopping
         var messages = await index.finalMessages(stopped: stopped)
@@ -213,7 +219,7 @@ public final class Prefetcher: Sendable {
         if let budget = options.budget { state.budget = budget }
         let needed = plan.fetch.map { store.refName(for: $0.url) }
         let inUse = Set(report.assets.compactMap { $0.path == nil ? nil : $0.sha256 }).union(keeping)
-        let collection = store.collectGarbage(budget: state.budget, neededRefs: Set(needed), neededObjects: inUse)
+        let collection = store.collectGarbage(budget: state.budget, neededRefs: Set(needed).union(state.manifests), neededObjects: inUse)
         collection.log(to: options.logger)
         let totals = report.totals
         state.lastRun = CacheState.LastRun(

@@ -41,6 +41,9 @@ actor RunningIndex {
     private var spacing = RunningIndex.interval
     private var writing: Task<Void, Never>?
     private var timer: Task<Void, Never>?
+    /// After ``settle()``: no rewrite starts any more. One that did would hold
+    /// the store, and with it the cache's lock, after the run returned.
+    private var settled = false
     /// Rewrites made during the run and at its end, and their bytes (logged at
     /// `trace` for BENCHMARKS.md).
     private var writes = (during: 0, bytes: 0, atEnd: false)
@@ -78,7 +81,7 @@ actor RunningIndex {
     }
 
     private func publishIfDue() {
-        guard writing == nil, progress.changed else { return }
+        guard !settled, writing == nil, progress.changed else { return }
         let now = ContinuousClock.now
         if progress.urgentChanged || lastWrite.map({ now >= $0 + spacing }) ?? true {
             timer?.cancel()
@@ -102,11 +105,12 @@ actor RunningIndex {
         let index = ReadinessIndex(
             computedAt: Date().timeIntervalSince1970, computedBy: "run", cacheDirectory: store.root, manifest: manifest,
             messages: messages)
-        let started = ContinuousClock.now
-        let result = await pool.run { [store] in
-            Result { () throws(StoreError) in try store.writeReadinessIndex(index, syncingDirectory: false) }
+        // The write's own time, not its wait for a pool thread behind commits.
+        let (result, took) = await pool.run { [store] in
+            let started = ContinuousClock.now
+            let result = Result { () throws(StoreError) in try store.writeReadinessIndex(index, syncingDirectory: false) }
+            return (result, ContinuousClock.now - started)
         }
-        let took = ContinuousClock.now - started
         if case .failure(let error) = result {
             // The run's end writes it again; a display app meanwhile reads the older copy.
             logger.warning("readiness.json was not brought up to date during the run: \(error)")
@@ -124,8 +128,11 @@ actor RunningIndex {
 
     /// Ends the run's rewrites: what is being written is on disk when it returns.
     func settle() async {
-        timer?.cancel()
+        settled = true
+        let pending = timer
         timer = nil
+        pending?.cancel()
+        await pending?.value
         await writing?.value
     }
 

@@ -99,8 +99,11 @@ extension SessionStartRequests {
             throw failure(FileSystem.Failure(operation: "stat", path: dir, code: errno), doing: doing)
         }
         if info.st_mode & 0o002 != 0 {
+            let fix = DirectoryTrust.isShared(info)
+                ? "it is shared, not a request directory's own: use one of its own, as the package's \(SessionStartRequests.defaultDirectory)"
+                : "fix it with: chmod o-w \(dir)"
             throw Failure(kind: .refused, description: "refusing request directory \(dir): it is writable by everyone "
-                + "(mode \(String(info.st_mode & 0o7777, radix: 8))), who could plant or remove requests; fix it with: chmod o-w \(dir)")
+                + "(mode \(String(info.st_mode & 0o7777, radix: 8))), who could plant or remove requests; \(fix)")
         }
         return directory
     }

@@ -29,6 +29,7 @@ final class RemoteDocumentFetcher {
     /// stored copy should stand in.
     private let deadlineEndsRun: Bool
     private var engine: TransferEngine?
+    private let observer: TransferObserver
     private var downloads: [FileLocation] = []
 
     private static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
@@ -50,6 +51,7 @@ final class RemoteDocumentFetcher {
         self.headers = headers
         self.origin = Transfer.hostKey(of: origin.string)
         self.logger = logger
+        observer = TransferObserver(logger: logger)
         let seconds = limits.maxTime > 0 ? limits.maxTime : Self.defaultTimeLimit
         let own = ContinuousClock.now + CheckedNumber.duration(seconds: seconds)
         if let runDeadline, runDeadline.instant < own {
@@ -103,6 +105,8 @@ final class RemoteDocumentFetcher {
             var request = TransferRequest(url: current.string, location: download, headers: conditional + (sameOrigin ? headers : []))
             request.followsRedirects = false
             request.maxSize = maxSize
+            // Its retries are logged as an asset's are: they can take seconds.
+            request.observer = observer
             let result = try await fetchBeforeDeadline(request)
             guard Self.redirectStatuses.contains(result.status), let location = result.headers["location"] else {
                 return result

@@ -27,14 +27,37 @@ public struct CacheState: Sendable, Codable, Equatable {
 
     public var budget: Int64
     public var lastRun: LastRun?
+    /// Ref files of the stored copies of the manifest URLs that runs used (a
+    /// manifest's and its `.sig`'s), the most recently used first, at most
+    /// ``pinnedManifestRefs``: the copy that stands in when the server is down
+    /// is kept as `needed` refs are, so that it is there when it is needed.
+    public var manifests: [String]
 
-    public init(budget: Int64 = CacheState.defaultBudget, lastRun: LastRun? = nil) {
+    /// Eight URLs with their signatures: a device runs one URL, or a few while
+    /// its configuration changes; a URL whose query changes every run (a
+    /// signed-URL token) must not pin a copy per run.
+    public static let pinnedManifestRefs = 16
+
+    public init(budget: Int64 = CacheState.defaultBudget, lastRun: LastRun? = nil, manifests: [String] = []) {
         self.budget = budget
         self.lastRun = lastRun
+        self.manifests = manifests
     }
 
+    /// A state.json of an older release has no `manifests`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        budget = try container.decode(Int64.self, forKey: .budget)
+        lastRun = try container.decodeIfPresent(LastRun.self, forKey: .lastRun)
+        manifests = try container.decodeIfPresent([String].self, forKey: .manifests) ?? []
+    }
+
+    /// The refs that eviction and `gc` never remove: those the last run's
+    /// manifest needed, and the stored manifests.
+    public var pinnedRefs: Set<String> { Set(lastRun?.needed ?? []).union(manifests) }
+
     enum CodingKeys: String, CodingKey {
-        case budget
+        case budget, manifests
         case lastRun = "last_run"
     }
 }
@@ -44,6 +67,15 @@ extension CacheStore {
         guard let bytes = directory.contents(of: "state.json"),
               let state = try? JSONDecoder().decode(CacheState.self, from: Data(bytes)) else { return CacheState() }
         return state
+    }
+
+    /// A run used the stored copy of a manifest URL (`refs`: its ref and its
+    /// signature's): it goes first among the pinned ones, and its last use moves.
+    package func rememberManifest(refs: [String]) throws(StoreError) {
+        for name in refs { self.refs.touch(name) }
+        var state = readState()
+        state.manifests = Array((refs + state.manifests.filter { !refs.contains($0) }).prefix(CacheState.pinnedManifestRefs))
+        try writeState(state)
     }
 
     package func writeState(_ state: CacheState) throws(StoreError) {

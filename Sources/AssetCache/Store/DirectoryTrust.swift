@@ -7,7 +7,7 @@ import Glibc
 /// used). Anyone who can write into a directory of the cache can plant links
 /// and files in it; the store follows no link, but a planted object or ref would
 /// still be shown as the asset.
-enum DirectoryTrust {
+package enum DirectoryTrust {
     /// Asked once: checks run on every shard a run opens.
     private static let caller = geteuid()
 
@@ -26,10 +26,22 @@ enum DirectoryTrust {
         }
         if info.st_mode & 0o022 != 0 {
             let mode = String(info.st_mode & 0o7777, radix: 8)
-            return "\(directory.path) is writable by \(info.st_mode & 0o002 != 0 ? "everyone" : "its group") (mode \(mode)), "
-                + "who could plant links or files in it; fix it with: chmod go-w \(directory.path)"
+            let problem = "\(directory.path) is writable by \(info.st_mode & 0o002 != 0 ? "everyone" : "its group") (mode \(mode)), "
+                + "who could plant links or files in it; "
+            guard !isShared(info) else {
+                return problem + "it is shared, not a cache's own: use a directory of your own instead, "
+                    + "a new one that prefetch run makes, e.g. --cache-dir ~/.cache/prefetch"
+            }
+            return problem + "fix it with: chmod go-w \(directory.path)"
         }
         return nil
+    }
+
+    /// A directory others use too: sticky (as /tmp), or not the caller's. Its
+    /// modes are not the caller's to change, so no hint may say to: a `chmod`
+    /// of /tmp would break every other user of it.
+    package static func isShared(_ info: stat) -> Bool {
+        info.st_mode & S_ISVTX != 0 || info.st_uid != caller
     }
 
     /// Neither the caller's nor root's: a writer must not work in it.

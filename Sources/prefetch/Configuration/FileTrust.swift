@@ -1,3 +1,4 @@
+import AssetCache
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,8 +17,12 @@ enum FileTrust {
         }
         if info.st_mode & 0o022 != 0 {
             let mode = String(info.st_mode & 0o7777, radix: 8)
-            return "'\(path)': it is writable by \(info.st_mode & 0o002 != 0 ? "everyone" : "its group") (mode \(mode)); "
-                + "fix it with: chmod go-w \(path)"
+            let problem = "'\(path)': it is writable by \(info.st_mode & 0o002 != 0 ? "everyone" : "its group") (mode \(mode)); "
+            // A shared directory (a keys.d of /tmp) is not the caller's to close.
+            guard !DirectoryTrust.isShared(info) else {
+                return problem + "it is shared or not yours to change: use a file or directory of your own that only you or root can write"
+            }
+            return problem + "fix it with: chmod go-w \(path)"
         }
         return nil
     }
