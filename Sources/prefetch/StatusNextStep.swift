@@ -19,7 +19,7 @@ struct StatusNextStep {
     var lines: [String] {
         if let running {
             let since = Date(timeIntervalSince1970: running.startedAt).formatted(.iso8601)
-            return ["now     a run is in progress (pid \(running.pid), since \(since)); 'prefetch ready --wait SECONDS ID' waits for a message"]
+            return ["now     a run is in progress (pid \(running.pid), since \(since)); 'prefetch ready ID --wait SECONDS' waits for a message"]
         }
         guard let lastRun else {
             return ["next    'prefetch run MANIFEST' fills the cache"]
