@@ -36,6 +36,20 @@ public struct ManifestWarning: Sendable, Hashable, CustomStringConvertible {
     /// everything else is a message that will not show or fire as written.
     public var isMistake: Bool { kind != .skippedAction }
 
+    /// By the action each is in (`triggers[N]`), the order of each action's
+    /// kept: warnings found by two readers of the manifest, read as one list.
+    public static func inManifestOrder(_ warnings: [ManifestWarning]) -> [ManifestWarning] {
+        warnings.enumerated()
+            .sorted { ($0.element.action, $0.offset) < ($1.element.action, $1.offset) }
+            .map(\.element)
+    }
+
+    /// N of a path that starts `triggers[N]`; every warning's does.
+    private var action: Int {
+        guard path.hasPrefix("triggers["), let end = path.firstIndex(of: "]") else { return Int.max }
+        return Int(path[path.index(path.startIndex, offsetBy: 9)..<end]) ?? Int.max
+    }
+
     public var description: String {
         "\(path): \(message)" + (suggestion.map { "; did you mean '\($0)'?" } ?? "")
     }

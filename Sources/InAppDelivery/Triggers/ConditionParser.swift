@@ -46,7 +46,7 @@ struct ConditionParser {
     private mutating func filters(_ json: JSONValue?, path: String) throws(ManifestError) -> PropertyFilters {
         let filters = try filterParser.filters(json, path: path)
         if let contradiction = FilterContradiction.find(in: filters) {
-            warnings.append(ManifestWarning(.filterNeverPasses, path: path, "\(contradiction); these filters never pass together"))
+            warnings.append(ManifestWarning(.filterNeverPasses, path: path, "\(contradiction); the condition never fires"))
         }
         return filters
     }

@@ -14,7 +14,7 @@ enum FilterContradiction {
             guard case .compare(let key, let type, let comparator, let operand) = group[0] else { continue }
             for earlier in needed where earlier.key == key {
                 if let why = conflict((earlier.type, earlier.comparator, earlier.operand), (type, comparator, operand)) {
-                    return "'\(key)' \(why) (groups [\(earlier.group)] and [\(index)], each of one filter, must both pass)"
+                    return "'\(key)' \(why) (groups [\(earlier.group)] and [\(index)])"
                 }
             }
             needed.append((index, key, type, comparator, operand))
