@@ -35,6 +35,7 @@ struct ConfigKey: Sendable {
         ConfigKey(name: "trusted-key", commands: ["run", "plan"], kind: .repeated, isPath: true),
         ConfigKey(name: "audience", commands: ["run", "plan"], kind: .repeated, isParsed: false),
         ConfigKey(name: "require-integrity", commands: ["run", "plan"], kind: .toggle),
+        ConfigKey(name: "strict", commands: ["run", "plan"], kind: .toggle),
         ConfigKey(name: "header", commands: ["run"], kind: .repeated),
         ConfigKey(name: "cacert", commands: ["run"], isPath: true),
         ConfigKey(name: "budget", commands: ["run"]),
