@@ -1,3 +1,4 @@
+import AssetCache
 #if canImport(Glibc)
 import Glibc
 #endif

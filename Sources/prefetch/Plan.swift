@@ -17,6 +17,8 @@ struct Plan: AsyncParsableCommand {
 
     @OptionGroup var trust: TrustedKeyOptions
 
+    @OptionGroup var checks: ManifestCheckOptions
+
     func run() async throws {
         do {
             let source = ManifestSource(argument: manifest)
@@ -27,6 +29,7 @@ struct Plan: AsyncParsableCommand {
                 ? try source.loadStored(from: try opened.get(), cacheDirectory: common.cacheDirectory, trustedKeys: trustedKeys)
                 : try source.loadLocal(trustedKeys: trustedKeys)
             var manifest = loaded.manifest
+            try checks.check(&manifest, argument: source.argument, logger: common.logger)
             for warning in manifest.warnings { common.logger.warning("\(warning)") }
             let store = try opened.get()
             if trustedKeys != nil {

@@ -149,6 +149,8 @@ struct Run: AsyncParsableCommand {
 
     @OptionGroup var trust: TrustedKeyOptions
 
+    @OptionGroup var checks: ManifestCheckOptions
+
     @Flag(help: "Let libcurl write TLS session secrets to the file SSLKEYLOGFILE names, to debug with Wireshark; without it the variable is ignored.")
     var allowKeylog = false
 
@@ -222,7 +224,8 @@ struct Run: AsyncParsableCommand {
             // A local manifest's signature is checked before the cache is touched; a
             // remote one needs the cache's tmp/ to land in. Both are then judged
             // against what the cache accepted before, under its lock.
-            let local = source.isRemote ? nil : try source.loadLocal(trustedKeys: trustedKeys)
+            var local = source.isRemote ? nil : try source.loadLocal(trustedKeys: trustedKeys)
+            if local != nil { try checks.check(&local!.manifest, argument: argument, logger: common.logger) }
             let store = try common.openWriter(wait: wait.value)
             var manifest = local?.manifest
             if let local { manifest!.indexed = source.indexed(local.bytes, signed: trustedKeys != nil) }
@@ -260,6 +263,7 @@ struct Run: AsyncParsableCommand {
                     into: store, limits: options.transfer, headers: manifestHeaders, trust: trust, trustedKeys: trustedKeys,
                     runDeadline: runDeadline, offline: offline, logger: common.logger)
                 options.manifestFetch = ContinuousClock.now - fetching
+                try checks.check(&manifest!, argument: argument, logger: common.logger)
             }
             trust.apply(to: &manifest!)
             let prefetcher = Prefetcher(store: store, options: options)

@@ -47,13 +47,13 @@ import Testing
     @Test(arguments: agreeing)
     func readsWhatCodableReads(_ json: String) throws {
         let read = try Self.read(Array(json.utf8))
-        #expect(read == CodableManifest.read(json))
+        #expect(read.withoutUnknownKeys == CodableManifest.read(json))
     }
 
     @Test(arguments: doubtful)
     func neverDisagreesWithCodable(_ json: String) {
         if let read = try? Self.read(Array(json.utf8)) {
-            #expect(read == CodableManifest.read(json))
+            #expect(read.withoutUnknownKeys == CodableManifest.read(json))
         }
     }
 

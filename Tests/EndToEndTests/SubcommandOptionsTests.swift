@@ -28,11 +28,11 @@ import Testing
             "--scrub-bytes": "ScrubTests", "--scrub-percent": "ScrubTests", "--head-start": "HeadStartTests",
             "--max-download-bytes": "ByteBudgetTests", "--metered": "MeteredTests", "--metered-max-asset-bytes": "MeteredTests",
             "--jitter": "JitterTests", "--no-delta": "DeltaRefreshTests",
-            "--link-wait": "LinkDownTests",
+            "--link-wait": "LinkDownTests", "--strict": "ManifestWarningTests",
         ],
         "plan": [
             "--trusted-key": "SignedManifestTests", "--audience": "ManifestFreshnessTests",
-            "--require-integrity": "DowngradeAndSecretsTests",
+            "--require-integrity": "DowngradeAndSecretsTests", "--strict": "ManifestWarningTests",
         ],
         "simulate": ["--min-interval": "SimulateTests", "--orientation": "SimulateTests", "--start-time": "SimulateTests"],
         "gc": ["--budget": "LeaseTests"],

@@ -166,7 +166,7 @@ import Testing
 
     @Test func emptyGroupNeverPassesAndSaysSo() throws {
         let table = try TriggerTable(try manifest([action("a", on: [customEvent("e", filters: "[[]]")])]))
-        #expect(table.warnings == ["triggers[0].trigger_condition[0].data.property_filters[0]: an empty group of filters never passes"])
+        #expect(table.warnings.map(\.description) == ["triggers[0].trigger_condition[0].data.property_filters[0]: an empty group of filters never passes"])
     }
 
     @Test func invalidRegexIsAManifestErrorNamingItsPath() throws {

@@ -82,7 +82,7 @@ import Testing
 
     @Test func unknownTriggerTypeLoadsWithAWarningAndNeverFires() throws {
         let table = try TriggerTable(try manifest([action("a", on: [["type": "geofence_enter"]])]))
-        #expect(table.warnings == ["triggers[0].trigger_condition[0].type: unknown trigger type 'geofence_enter'; it never fires"])
+        #expect(table.warnings.map(\.description) == ["triggers[0].trigger_condition[0].type: unknown trigger type 'geofence_enter'; it never fires"])
         #expect(try fired(["type": "geofence_enter"], by: [.sessionStart]) == [false])
     }
 

@@ -5,8 +5,9 @@ public struct Manifest: Sendable {
     public var actions: [TriggeredAction]
     /// Expected SHA-256 digests (raw 32 bytes) by asset URL, from `integrity`.
     public var integrity: [AssetURL: [UInt8]]
-    /// Things that were skipped rather than refused, for the log.
-    public var warnings: [String]
+    /// What was skipped or will not work as written, rather than refused: for
+    /// the log and the report's `warnings`.
+    public var warnings: [ManifestWarning]
     /// `version`, `expires`, `signed_at` and `audience`, as the document gives them.
     public var freshness: ManifestFreshness
     /// Where a manifest from a URL came from this time (``RemoteManifest``);
@@ -17,7 +18,7 @@ public struct Manifest: Sendable {
     public var indexed: IndexedManifest?
 
     public init(
-        actions: [TriggeredAction], integrity: [AssetURL: [UInt8]] = [:], warnings: [String] = [],
+        actions: [TriggeredAction], integrity: [AssetURL: [UInt8]] = [:], warnings: [ManifestWarning] = [],
         freshness: ManifestFreshness = ManifestFreshness()
     ) {
         self.actions = actions

@@ -11,7 +11,8 @@ struct ManifestBuilder: Sendable {
     var actions: [TriggeredAction] = []
     var failure: ManifestError?
     var seenIDs: [String: Int] = [:]
-    var warnings: [String] = []
+    var warnings: [ManifestWarning] = []
+    var keyCheck = ManifestKeyCheck()
     /// Large manifests name the same few URLs many times: each is parsed once.
     var parsedURLs: [String: AssetURL] = [:]
 
@@ -27,7 +28,7 @@ struct ManifestBuilder: Sendable {
     mutating func add(_ trigger: consuming RawTrigger, index: Int) {
         guard failure == nil else { return }
         guard let type = trigger.type, type == "inapp" else {
-            warnings.append("triggers[\(index)]: skipped action of type '\(trigger.type ?? "none")'")
+            warnings.append(ManifestWarning(.skippedAction, path: "triggers[\(index)]", "skipped action of type '\(trigger.type ?? "none")'"))
             return
         }
         var trigger = trigger
@@ -65,6 +66,7 @@ struct ManifestBuilder: Sendable {
             throw ManifestError(path: path("id"), "duplicate id '\(id)' (also at triggers[\(first)])")
         }
         guard var data = raw.data.take() else { throw ManifestError(path: path("data"), "an inapp action needs a message in 'data'") }
+        if !raw.unknownKeys.isEmpty { keyCheck.action(raw.unknownKeys, path: "triggers[\(index)]", into: &warnings) }
 
         let delay = try seconds(raw.delay, path: path("delay")) ?? 0
         return TriggeredAction(
@@ -91,8 +93,10 @@ struct ManifestBuilder: Sendable {
                 urls.append(try assetURL(url, path: path("asset_urls[\(index)]")))
             }
         }
+        let type = MessageType(raw.type.take() ?? "SLIDEUP")
+        keyCheck.message(raw, type: type, path: data, into: &warnings)
         return InAppMessage(
-            type: MessageType(raw.type.take() ?? "SLIDEUP"),
+            type: type,
             imageStyle: try enumValue(raw.imageStyle.take(), default: .top, path: path("image_style")),
             orientation: try enumValue(raw.orientation.take(), default: .any, path: path("orientation")),
             text: raw.message.take(),

@@ -54,7 +54,7 @@ enum ManifestReader {
         var identity: JSONReadError?
         var body: JSONReadError?
         var raw = RawTrigger()
-        try json.object(TriggerKey.self) { json, key throws(JSONReadError) in
+        try json.object(TriggerKey.self) { json, key, written throws(JSONReadError) in
             switch key {
             case .type?: raw.type = try json.optionalString()
             case .id?: raw.id = try json.optionalString()
@@ -67,7 +67,9 @@ enum ManifestReader {
             case .prefetch?: raw.prefetch = try json.optionalBool()
             case .triggerCondition?: raw.triggerCondition = try json.optionalArray { json throws(JSONReadError) in try condition(&json) }
             case .data?: raw.data = try messageData(&json)
-            case nil: try json.skip()
+            case nil:
+                raw.unknownKeys.append(written.string)
+                try json.skip()
             }
             guard json.mismatched else { return }
             mismatched = true
@@ -110,7 +112,7 @@ enum ManifestReader {
     private static func messageData(_ json: inout JSONReader) throws(JSONReadError) -> RawMessageData? {
         guard try json.optionalObject() else { return nil }
         var data = RawMessageData()
-        try json.object(MessageDataKey.self) { json, key throws(JSONReadError) in
+        try json.object(MessageDataKey.self) { json, key, written throws(JSONReadError) in
             switch key {
             case .type?: data.type = try json.optionalString()
             case .imageStyle?: data.imageStyle = try json.optionalString()
@@ -121,7 +123,9 @@ enum ManifestReader {
             case .assetURLs?: data.assetURLs = try json.optionalArray { json throws(JSONReadError) in try json.requiredString() }
             case .isControl?: data.isControl = try json.optionalBool()
             case .extras?: data.extras = try json.optionalMembers()
-            case nil: try json.skip()
+            case nil:
+                data.unknownKeys.append(written.string)
+                try json.skip()
             }
         }
         return data
@@ -155,7 +159,7 @@ private enum ManifestKey: String, JSONObjectKey {
     static let table = JSONKeyTable(Self.self)
 }
 
-private enum TriggerKey: String, JSONObjectKey {
+enum TriggerKey: String, JSONObjectKey {
     case type, id, priority, delay, timeout, prefetch, data
     case startTime = "start_time", endTime = "end_time"
     case minSecondsSinceLastTrigger = "min_seconds_since_last_trigger"
@@ -168,7 +172,7 @@ private enum ConditionKey: String, JSONObjectKey {
     static let table = JSONKeyTable(Self.self)
 }
 
-private enum MessageDataKey: String, JSONObjectKey {
+enum MessageDataKey: String, JSONObjectKey {
     case type, message, orientation, extras
     case imageStyle = "image_style", imageURL = "image_url", zippedAssetsURL = "zipped_assets_url"
     case assetURLs = "asset_urls", isControl = "is_control"

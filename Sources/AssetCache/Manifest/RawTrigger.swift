@@ -13,6 +13,8 @@ struct RawTrigger: Equatable, Sendable {
     /// Already the model's: a condition has nothing left to check.
     var triggerCondition: [TriggerCondition]?
     var data: RawMessageData?
+    /// Keys not among the above, as written: a near miss of one is a warning.
+    var unknownKeys: [String] = []
 }
 
 struct RawMessageData: Equatable, Sendable {
@@ -25,4 +27,6 @@ struct RawMessageData: Equatable, Sendable {
     var assetURLs: [String]?
     var isControl: Bool?
     var extras: [String: JSONValue]?
+    /// Keys not among the above, as written: ManifestKeyCheck judges them.
+    var unknownKeys: [String] = []
 }

@@ -55,6 +55,17 @@ extension PrefetchReport {
                     json.key("fetched_at"); json.number(origin.fetchedAt)
                 }
             }
+            if !warnings.isEmpty {
+                json.key("warnings")
+                json.array(warnings) { json, warning in
+                    json.object { json in
+                        json.key("kind"); json.string(warning.kind.rawValue)
+                        json.key("path"); json.string(warning.path)
+                        json.key("message"); json.string(warning.message)
+                        if let suggestion = warning.suggestion { json.key("suggestion"); json.string(suggestion) }
+                    }
+                }
+            }
             if let scrub {
                 json.key("scrub")
                 json.object { json in

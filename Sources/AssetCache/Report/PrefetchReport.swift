@@ -13,6 +13,10 @@ public struct PrefetchReport: Sendable, Encodable {
     public var scrub: ScrubResult?
     /// Where a manifest from a URL came from; nil for a local file.
     public var manifestOrigin: ManifestOrigin?
+    /// What the manifest holds that loads but will not work as written (and
+    /// the actions of other types it skipped): the report's `warnings`, left
+    /// out when there are none (format 1.5.0).
+    public var warnings: [ManifestWarning]
     /// Every body byte received in the run, failed and partial attempts and error
     /// pages included: what the run cost the network, not what it stored.
     public var downloadedBytes: Int64 = 0
@@ -52,6 +56,7 @@ public struct PrefetchReport: Sendable, Encodable {
         self.assets = assets
         self.cacheDirectory = cacheDirectory
         self.durationMs = durationMs
+        warnings = manifest.warnings
     }
 
     /// A ready message had every one of its URLs looked up, so the latest of them is its readyMs.
@@ -102,7 +107,7 @@ public struct PrefetchReport: Sendable, Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case version, messages, assets, totals, link, scrub, budget, metered
+        case version, messages, assets, totals, link, scrub, budget, metered, warnings
         case garbageCollection = "eviction"
         case manifestOrigin = "manifest"
         case cacheDirectory = "cache_dir"
@@ -119,10 +124,24 @@ public struct PrefetchReport: Sendable, Encodable {
         try container.encode(totals, forKey: .totals)
         try container.encodeIfPresent(link, forKey: .link)
         try container.encodeIfPresent(manifestOrigin, forKey: .manifestOrigin)
+        if !warnings.isEmpty { try container.encode(warnings, forKey: .warnings) }
         try container.encodeIfPresent(scrub, forKey: .scrub)
         try container.encodeIfPresent(garbageCollection, forKey: .garbageCollection)
         try container.encodeIfPresent(budgetBody, forKey: .budget)
         try container.encodeIfPresent(meteredBody, forKey: .metered)
+    }
+}
+
+/// An entry of the report's `warnings`; `suggestion` only when there is one.
+extension ManifestWarning: Encodable {
+    enum CodingKeys: String, CodingKey { case kind, path, message, suggestion }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(kind.rawValue, forKey: .kind)
+        try container.encode(path, forKey: .path)
+        try container.encode(message, forKey: .message)
+        try container.encodeIfPresent(suggestion, forKey: .suggestion)
     }
 }
 

@@ -10,7 +10,7 @@ import Foundation
 /// What the device merely cannot evaluate (location, unknown comparators or
 /// types) is a warning, since servers add those before devices learn them.
 struct PropertyFilterParser {
-    var warnings: [String] = []
+    var warnings: [ManifestWarning] = []
 
     mutating func filters(_ json: JSONValue?, path: String) throws(ManifestError) -> PropertyFilters {
         guard let json, json != .null else { return .none }
@@ -20,7 +20,7 @@ struct PropertyFilterParser {
             guard case .array(let filters) = group else {
                 throw ManifestError(path: "\(path)[\(index)]", "expected an array of filters")
             }
-            if filters.isEmpty { warnings.append("\(path)[\(index)]: an empty group of filters never passes") }
+            if filters.isEmpty { warnings.append(ManifestWarning(.filterNeverPasses, path: "\(path)[\(index)]", "an empty group of filters never passes")) }
             var compiled: [PropertyFilter] = []
             for (inner, filter) in filters.enumerated() {
                 compiled.append(try self.filter(filter, path: "\(path)[\(index)][\(inner)]"))
@@ -42,16 +42,20 @@ struct PropertyFilterParser {
             throw ManifestError(path: "\(path).comparator", "expected an integer")
         }
         guard let type = PropertyType(rawValue: typeName.lowercased()) else {
-            warnings.append("\(path).property_type: unknown type '\(typeName)'; this filter never passes")
+            warnings.append(ManifestWarning(
+                .filterNeverPasses, path: "\(path).property_type", "unknown type '\(typeName)'; this filter never passes",
+                suggestion: Suggestion.closest(to: typeName.lowercased(), among: PropertyType.allCases.map(\.rawValue))))
             return .unsupported
         }
         guard let comparator = Comparator(rawValue: code) else {
             let what = Comparator.location.contains(code) ? "location comparator" : "unknown comparator"
-            warnings.append("\(path).comparator: \(what) \(code); this filter never passes")
+            warnings.append(ManifestWarning(.filterNeverPasses, path: "\(path).comparator", "\(what) \(code); this filter never passes"))
             return .unsupported
         }
         guard type.comparators.contains(comparator) else {
-            warnings.append("\(path).comparator: comparator \(code) does not apply to \(type.rawValue) properties; this filter never passes")
+            warnings.append(ManifestWarning(
+                .filterNeverPasses, path: "\(path).comparator",
+                "comparator \(code) does not apply to \(type.rawValue) properties; this filter never passes"))
             return .unsupported
         }
         let operand = try self.operand(object["property_value"], type: type, comparator: comparator, path: "\(path).property_value")

@@ -5,7 +5,7 @@ import Foundation
 #endif
 
 /// `property_type` of a filter: which properties it can test and how.
-enum PropertyType: String, Sendable {
+enum PropertyType: String, Sendable, CaseIterable {
     case string, number, boolean, date
 
     /// Comparators that mean something for the type; any other is loaded with a

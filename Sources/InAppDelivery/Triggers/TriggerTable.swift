@@ -12,8 +12,8 @@ public struct TriggerTable: Sendable {
 
     let entries: [Entry]
     /// What loads but can never fire or pass: unknown trigger types, location and
-    /// unknown comparators.
-    public let warnings: [String]
+    /// unknown comparators, filters that contradict each other; in manifest order.
+    public let warnings: [ManifestWarning]
 
     public init(_ manifest: Manifest) throws(ManifestError) {
         var parser = ConditionParser()
@@ -21,13 +21,36 @@ public struct TriggerTable: Sendable {
         for action in manifest.actions {
             var conditions: [ConditionMatcher] = []
             for (index, condition) in action.conditions.enumerated() {
-                let path = "triggers[\(action.manifestIndex)].trigger_condition[\(index)]"
-                conditions.append(try parser.condition(condition, path: path))
+                conditions.append(try parser.condition(condition, path: Self.path(action, index)))
             }
             entries.append(Entry(action: action, conditions: conditions))
         }
         self.entries = entries
-        warnings = parser.warnings + parser.filterParser.warnings
+        warnings = parser.warnings
+    }
+
+    /// What `run` and `plan`, which fire nothing, say of a manifest's
+    /// conditions: the warnings of ``init(_:)``, and each condition it would
+    /// refuse (`invalid_condition`) as one more, so that every one is named at
+    /// once rather than the first alone.
+    public static func warnings(for manifest: Manifest) -> [ManifestWarning] {
+        var parser = ConditionParser()
+        for action in manifest.actions {
+            for (index, condition) in action.conditions.enumerated() {
+                do {
+                    _ = try parser.condition(condition, path: path(action, index))
+                } catch {
+                    parser.warnings.append(ManifestWarning(
+                        .invalidCondition, path: error.path,
+                        "\(error.message); simulate and the InAppDelivery engine refuse the manifest for it"))
+                }
+            }
+        }
+        return parser.warnings
+    }
+
+    private static func path(_ action: TriggeredAction, _ index: Int) -> String {
+        "triggers[\(action.manifestIndex)].trigger_condition[\(index)]"
     }
 
     public var actions: [TriggeredAction] { entries.map(\.action) }

@@ -35,6 +35,7 @@ struct ConfigKey: Sendable {
         ConfigKey(name: "trusted-key", commands: ["run", "plan"], kind: .repeated, isPath: true),
         ConfigKey(name: "audience", commands: ["run", "plan"], kind: .repeated, isParsed: false),
         ConfigKey(name: "require-integrity", commands: ["run", "plan"], kind: .toggle),
+        ConfigKey(name: "strict", commands: ["run", "plan"], kind: .toggle),
         ConfigKey(name: "header", commands: ["run"], kind: .repeated),
         ConfigKey(name: "cacert", commands: ["run"], isPath: true),
         ConfigKey(name: "budget", commands: ["run"]),
@@ -77,7 +78,7 @@ struct ConfigKey: Sendable {
         case "retries": "a whole number from 0 to 100"
         case "scrub-percent": "a whole number from 0 to 100"
         case "max-redirs": "a whole number from 0 to 1000"
-        case "require-integrity", "delta": YesNo.forms
+        case "require-integrity", "strict", "delta": YesNo.forms
         case "metered": "auto, or \(YesNo.forms)"
         case "log-level": "one of trace, debug, info, notice, warning, error or critical"
         default: nil

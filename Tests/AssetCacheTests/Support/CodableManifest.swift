@@ -80,3 +80,16 @@ struct CodableManifest: Decodable {
         return RawManifest(triggers: decoded.triggers.map(\.raw), integrity: decoded.integrity)
     }
 }
+
+extension RawManifest {
+    /// What Codable can compare: the keys no field takes, which the reader keeps
+    /// for its warnings (ManifestKeyCheck), are not read by `Decodable`.
+    var withoutUnknownKeys: RawManifest {
+        var copy = self
+        for index in copy.triggers.indices {
+            copy.triggers[index].unknownKeys = []
+            copy.triggers[index].data?.unknownKeys = []
+        }
+        return copy
+    }
+}

@@ -65,6 +65,14 @@ struct Report: Decodable {
         var outages: Int
     }
 
+    /// What the manifest holds that loads but will not work as written (format 1.5.0).
+    struct Warning: Decodable, Equatable {
+        var kind: String
+        var path: String
+        var message: String
+        var suggestion: String?
+    }
+
     var version: String
     var cache_dir: String
     var duration_ms: Int
@@ -74,6 +82,7 @@ struct Report: Decodable {
     var budget: Budget?
     var metered: Metered?
     var link: Link?
+    var warnings: [Warning]?
 
     func message(_ id: String) -> Message? { messages.first { $0.id == id } }
     func asset(_ url: String) -> Asset? { assets.first { $0.url == url } }

@@ -11,7 +11,7 @@ struct FilterCheck {
     init(_ json: String) throws {
         var parser = PropertyFilterParser()
         filter = try parser.filter(try JSONDecoder().decode(JSONValue.self, from: Data(json.utf8)), path: "f")
-        warnings = parser.warnings
+        warnings = parser.warnings.map(\.description)
     }
 
     func passes(_ properties: [String: EventProperty], at seconds: Double = 0) -> Bool {

@@ -96,6 +96,17 @@ package struct JSONReader: ~Copyable {
         }
     }
 
+    /// The same, with each key as written too: for a reader that notes the
+    /// unknown ones (a misspelt `imageurl`, ManifestKeyCheck).
+    @inline(__always)
+    package mutating func object<Key: JSONObjectKey>(
+        _: Key.Type, _ member: (inout JSONReader, Key?, JSONKey) throws(JSONReadError) -> Void
+    ) throws(JSONReadError) {
+        try members { key in Key.table.match(key) } _: { reader, known, key throws(JSONReadError) in
+            try member(&reader, known, key)
+        }
+    }
+
     /// Known keys are marked seen in a bit mask, the others in ``JSONKeySet``.
     @inline(__always)
     private mutating func members<Key>(

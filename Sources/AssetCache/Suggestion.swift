@@ -1,8 +1,9 @@
 /// "did you mean …?" for a mistyped name: the closest candidate by edit
-/// distance, when it is close enough to be the one meant (a configuration
-/// key here; `CommandName` holds command names to its own, stricter, bound).
-enum Suggestion {
-    static func closest(to word: String, among candidates: [String]) -> String? {
+/// distance, when it is close enough to be the one meant (a configuration key,
+/// a manifest's key or trigger type; `CommandName` in prefetch holds command
+/// names to its own, stricter, bound).
+package enum Suggestion {
+    package static func closest(to word: String, among candidates: [String]) -> String? {
         let scored = candidates.map { (candidate: $0, distance: editDistance(Array(word), Array($0))) }
         guard let best = scored.min(by: { $0.distance < $1.distance }) else { return nil }
         return best.distance <= max(2, word.count / 3) ? best.candidate : nil
@@ -11,7 +12,7 @@ enum Suggestion {
     /// Insertions, deletions, substitutions and swaps of two neighbours, each
     /// one edit (optimal string alignment): "stauts" is one swap from "status",
     /// "budegt" from "budget".
-    static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+    package static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
         guard !a.isEmpty else { return b.count }
         guard !b.isEmpty else { return a.count }
         var table = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
