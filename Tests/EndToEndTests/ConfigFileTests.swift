@@ -122,7 +122,7 @@ import Testing
         #expect(try await setup.prefetch(["run", setup.unsignedURL, "--cache-dir", cache, "--quiet"]).status == 0)
         for (yes, no) in [("yes", "no"), ("true", "false"), ("on", "off"), ("1", "0"), ("Yes", "OFF")] {
             for value in [yes, no] {
-                try setup.writeConfig(["delta = \(value)", "metered = \(value)", "require-integrity = \(value)", "budget = 10 MB"])
+                try setup.writeConfig(["delta = \(value)", "metered = \(value)", "require-integrity = \(value)", "strict = \(value)", "budget = 10 MB"])
                 let result = try await setup.prefetch(["status", "--cache-dir", cache])
                 #expect(result.status == 0, "\(value): \(result.stderr)")
             }
