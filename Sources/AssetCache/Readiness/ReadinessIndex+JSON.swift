@@ -2,15 +2,9 @@
 /// documented order: the file, one line per message, and the messages alone for
 /// `prefetch ready --json`.
 extension ReadinessIndex {
-    /// The file's text: a line per top-level key and per message.
-    package func fileBytes() -> [UInt8] {
-        var bytes: [UInt8] = []
-        write { bytes += $0 }
-        return bytes
-    }
-
-    /// The same text in pieces of about 64 KiB: a run writes the index while it
-    /// still holds its records, and 10,000 messages are 5 MB of text.
+    /// The file's text, a line per top-level key and per message, in pieces of
+    /// about 64 KiB: a run writes the index while it still holds its records,
+    /// and 10,000 messages are 5 MB of text.
     package func write(_ flush: @escaping ([UInt8]) -> Void) {
         var writer = PrettyJSON(flush: flush, lineDepth: 2)
         writer.object { json in
