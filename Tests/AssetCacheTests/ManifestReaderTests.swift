@@ -63,6 +63,19 @@ import Testing
         #expect(throws: JSONReadError.self) { try Self.read(bytes) }
     }
 
+    /// A number in a value the reader skips (an unknown key) is refused or taken
+    /// exactly as where it is read (`priority`), though a skipped one is only
+    /// converted when it could be out of range.
+    @Test(arguments: ["1e400", "-1E+309", "1" + String(repeating: "0", count: 309), "1e-400", "0.5e308",
+                      "1" + String(repeating: "0", count: 308), "-" + String(repeating: "9", count: 300) + ".5", "17958489669676938.25"])
+    func aSkippedNumberIsJudgedAsARead(_ number: String) {
+        let skipped = #"{"triggers": [{"id": "a", "type": "inapp", "later": [\#(number)]}]}"#
+        let read = #"{"triggers": [{"id": "a", "type": "inapp", "priority": \#(number)}]}"#
+        let outcome = { (json: String) in (try? Self.read(Array(json.utf8))) != nil }
+        #expect(outcome(skipped) == outcome(read))
+        #expect(outcome(read) == (Double(number).map(\.isFinite) ?? false))
+    }
+
     /// One pass over the bytes: a single tokenizer reads each of them once, and
     /// the model is built from what it hands over.
     @Test func aManifestIsReadInOnePass() throws {

@@ -7,7 +7,7 @@ extension JSONReader {
         case .object: try object { reader, _ throws(JSONReadError) in try reader.skip() }
         case .array: try array { reader throws(JSONReadError) in try reader.skip() }
         case .string: _ = try tokens.string()
-        case .number: _ = try tokens.number()
+        case .number: try tokens.skipNumber()
         case .bool: _ = try bool()
         case .null: try null()
         }

@@ -67,6 +67,32 @@ struct JSONTokenizer: ~Copyable {
 
     /// -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?, within a Double's range.
     mutating func number() throws(JSONReadError) -> Double {
+        try value(of: scanNumber())
+    }
+
+    /// Checks a number as ``number()`` does, making its value only when it could
+    /// be out of range: a value skipped is still refused where it would be read,
+    /// but the ten thousand timestamps of a readiness index cost no conversion.
+    mutating func skipNumber() throws(JSONReadError) {
+        let scan = try scanNumber()
+        // Without an exponent, 308 digits before the point never reach Double's
+        // largest (1.8e308); a number that small rounds to zero, which is in range.
+        if scan.exponent || scan.integerDigits > 308 { _ = try value(of: scan) }
+    }
+
+    /// A number's text read and checked against the grammar, and what making its value needs.
+    private struct NumberScan {
+        var start: Int
+        var end: Int
+        var negative: Bool
+        var mantissa: UInt64
+        var integerDigits: Int
+        var scale: Int
+        var exact: Bool
+        var exponent: Bool
+    }
+
+    private mutating func scanNumber() throws(JSONReadError) -> NumberScan {
         let start = position
         let negative = base[position] == UInt8(ascii: "-")
         if negative { position += 1 }
@@ -79,6 +105,7 @@ struct JSONTokenizer: ~Copyable {
         } else {
             digits = accumulate(&mantissa)
         }
+        let integerDigits = max(digits, 1)
         var scale = 0
         if position < count, base[position] == UInt8(ascii: ".") {
             position += 1
@@ -88,7 +115,8 @@ struct JSONTokenizer: ~Copyable {
             scale = -fraction
         }
         var exact = digits <= 19
-        if position < count, base[position] | 0x20 == UInt8(ascii: "e") {
+        let exponent = position < count && base[position] | 0x20 == UInt8(ascii: "e")
+        if exponent {
             position += 1
             var exponentNegative = false
             if position < count, base[position] == UInt8(ascii: "+") || base[position] == UInt8(ascii: "-") {
@@ -105,13 +133,21 @@ struct JSONTokenizer: ~Copyable {
                 exact = false
             }
         }
+        return NumberScan(
+            start: start, end: position, negative: negative, mantissa: mantissa, integerDigits: integerDigits, scale: scale,
+            exact: exact, exponent: exponent)
+    }
+
+    private func value(of scan: NumberScan) throws(JSONReadError) -> Double {
+        let scale = scan.scale
         // Both operands exact and one rounding: the correctly rounded result, as strtod gives.
-        if exact, mantissa < 1 << 53, let power = Self.powersOfTen.indices.contains(abs(scale)) ? Self.powersOfTen[abs(scale)] : nil {
-            let value = Double(mantissa)
+        if scan.exact, scan.mantissa < 1 << 53,
+           let power = Self.powersOfTen.indices.contains(abs(scale)) ? Self.powersOfTen[abs(scale)] : nil {
+            let value = Double(scan.mantissa)
             let result = scale < 0 ? value / power : value * power
-            return negative ? -result : result
+            return scan.negative ? -result : result
         }
-        let text = String(decoding: UnsafeBufferPointer(start: base + start, count: position - start), as: UTF8.self)
+        let text = String(decoding: UnsafeBufferPointer(start: base + scan.start, count: scan.end - scan.start), as: UTF8.self)
         guard let value = Double(text), value.isFinite else {
             throw JSONReadError(.rule, "the number \(text.prefix(40)) is out of range")
         }
