@@ -206,6 +206,8 @@ struct Run: AsyncParsableCommand {
                 instant: .now + CheckedNumber.duration(seconds: seconds),
                 reason: "the run reached --max-run-time \(maxRunTime) s while fetching the manifest")
         }
+        // Once the lock is held, a failure is recorded for `status` (state.json's last_failure).
+        var lockedStore: CacheStore?
         do {
             guard let argument = manifest else {
                 throw CommandFailure(
@@ -227,6 +229,7 @@ struct Run: AsyncParsableCommand {
             var local = source.isRemote ? nil : try source.loadLocal(trustedKeys: trustedKeys)
             if local != nil { try checks.check(&local!.manifest, argument: argument, logger: common.logger) }
             let store = try common.openWriter(wait: wait.value)
+            lockedStore = store
             var manifest = local?.manifest
             if let local { manifest!.indexed = source.indexed(local.bytes, signed: trustedKeys != nil) }
             if let local, trustedKeys != nil {
@@ -274,9 +277,24 @@ struct Run: AsyncParsableCommand {
             ReportPrinter(options: output, quiet: common.quiet).print(report)
             throw ExitCode(interruption.exitStatus ?? Self.exitStatus(for: report))
         } catch let failure as CommandFailure {
+            record(failure, in: lockedStore)
             throw failure.report()
         } catch let error as StoreError {
-            throw CommandFailure(error).report()
+            let failure = CommandFailure(error)
+            record(failure, in: lockedStore)
+            throw failure.report()
+        }
+    }
+
+    /// Best effort: a cache that cannot take the record (the disk that failed
+    /// the run) still gets the error printed, which is what matters most.
+    private func record(_ failure: CommandFailure, in store: CacheStore?) {
+        guard let store else { return }
+        let record = CacheState.LastFailure(failedAt: Date().timeIntervalSince1970, exitStatus: failure.status, message: failure.message)
+        do {
+            try store.recordFailedRun(record)
+        } catch {
+            common.logger.debug("the failure was not recorded for 'prefetch status': \(error)")
         }
     }
 

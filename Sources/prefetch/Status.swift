@@ -29,6 +29,8 @@ struct Status: ParsableCommand {
         /// Downloads in flight, interrupted ones kept for resume, leftovers the next writer sweeps.
         var tmp_bytes: Int64
         var last_run: CacheState.LastRun?
+        /// A run that failed after the last that finished.
+        var last_failure: CacheState.LastFailure?
 
         /// Keys in the order docs/report.md lists them, as in every JSON output of
         /// prefetch; `last_run` is null before the first run and leaves out what
@@ -60,6 +62,16 @@ struct Status: ParsableCommand {
                 } else {
                     json.null()
                 }
+                json.key("last_failure")
+                if let failure = last_failure {
+                    json.object { json in
+                        json.key("failed_at"); json.number(failure.failedAt)
+                        json.key("exit_status"); json.integer(Int(failure.exitStatus))
+                        json.key("message"); json.string(failure.message)
+                    }
+                } else {
+                    json.null()
+                }
             }
             writer.flushNow()
             write([0x0A])
@@ -74,11 +86,13 @@ struct Status: ParsableCommand {
             let output = Output(
                 cache_dir: common.cacheDirectory, exists: store != nil, bytes: usage.bytes, budget: state.budget,
                 objects: usage.objects, trees: usage.trees, refs: usage.refs, tmp_bytes: usage.temporaryBytes,
-                last_run: state.lastRun)
+                last_run: state.lastRun, last_failure: state.lastFailure)
             if json {
                 output.writeJSON { Console.standardOutput.write($0) }
             } else if !common.quiet {
-                let next = StatusNextStep(lastRun: output.last_run, running: store?.runInProgress(), now: Date().timeIntervalSince1970)
+                let next = StatusNextStep(
+                    lastRun: output.last_run, lastFailure: output.last_failure, running: store?.runInProgress(),
+                    now: Date().timeIntervalSince1970)
                 print(([text(output)] + next.lines).joined(separator: "\n"))
             }
         } catch {
@@ -102,6 +116,10 @@ struct Status: ParsableCommand {
                 + "\(ByteCount.format(run.downloadedBytes)) downloaded in \(run.durationMs) ms")
         } else {
             lines.append("last    no run yet")
+        }
+        if let failure = output.last_failure {
+            let when = Date(timeIntervalSince1970: failure.failedAt).formatted(.iso8601)
+            lines.append("failed  \(when), exit \(failure.exitStatus): \(TerminalText.safe(failure.message))")
         }
         return lines.joined(separator: "\n")
     }

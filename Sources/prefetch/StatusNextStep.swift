@@ -10,6 +10,7 @@ import AssetCache
 /// guessing whether anything is wrong.
 struct StatusNextStep {
     var lastRun: CacheState.LastRun?
+    var lastFailure: CacheState.LastFailure?
     var running: RunInProgress?
     var now: Double
 
@@ -20,6 +21,10 @@ struct StatusNextStep {
         if let running {
             let since = Date(timeIntervalSince1970: running.startedAt).formatted(.iso8601)
             return ["now     a run is in progress (pid \(running.pid), since \(since)); 'prefetch ready ID --wait SECONDS' waits for a message"]
+        }
+        if lastFailure != nil {
+            // The error line above says why; the whole of what the run printed is where it ran.
+            return ["next    fix what the error names, then 'prefetch run'; a timer's runs print to 'journalctl -u prefetch.service'"]
         }
         guard let lastRun else {
             return ["next    'prefetch run MANIFEST' fills the cache"]

@@ -52,6 +52,31 @@ import Testing
         #expect(due.stdoutText.contains("\nnext    a run is due: the last ended 2 h ago; "), "\(due.stdoutText)")
     }
 
+    /// Issue 36: a run that failed after taking the lock leaves no last run;
+    /// `status` says it failed, why, and what to do, until a run finishes.
+    @Test func statusSaysTheLastRunFailedAndWhy() async throws {
+        let setup = try await Self.filled()
+        let url = setup.server.url("manifest.json")
+        let failed = try await setup.prefetch(["run", url, "--cache-dir", setup.cache, "--quiet", "--retries", "0"])
+        #expect(failed.status == 69, "\(failed.stderr)")
+        let text = try await setup.prefetch(["status", "--cache-dir", setup.cache])
+        let lines = text.stdoutText.split(separator: "\n").map(String.init)
+        let failure = try #require(lines.first { $0.hasPrefix("failed  ") }, "\(text.stdoutText)")
+        #expect(failure.contains(", exit 69: ") && failure.contains("manifest.json"), "\(failure)")
+        #expect(lines.last?.hasPrefix("next    fix what the error names, then 'prefetch run'") == true, "\(text.stdoutText)")
+        let json = try await setup.prefetch(["status", "--cache-dir", setup.cache, "--json"]).jsonObject()
+        let recorded = try #require(json["last_failure"] as? [String: Any])
+        #expect(recorded["exit_status"] as? Int == 69 && (recorded["message"] as? String)?.isEmpty == false)
+        #expect(json["last_run"] is [String: Any])
+
+        // A run that finishes clears it.
+        #expect(try await setup.prefetch(["run", setup.manifest, "--cache-dir", setup.cache, "--quiet", "--offline"]).status == 0)
+        let cleared = try await setup.prefetch(["status", "--cache-dir", setup.cache, "--json"]).jsonObject()
+        #expect(cleared["last_failure"] is NSNull)
+        let clearedText = try await setup.prefetch(["status", "--cache-dir", setup.cache])
+        #expect(!clearedText.stdoutText.contains("failed  "), "\(clearedText.stdoutText)")
+    }
+
     @Test func verifyOptions() async throws {
         let setup = try await Self.filled()
         let text = try await setup.prefetch(["verify", "--cache-dir", setup.cache])

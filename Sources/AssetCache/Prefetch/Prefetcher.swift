@@ -226,6 +226,7 @@ public final class Prefetcher: Sendable {
             finishedAt: Date().timeIntervalSince1970, durationMs: report.durationMs, messages: totals.messages,
             ready: totals.ready, discarded: totals.discarded, deferred: totals.deferred, expired: totals.expired,
             assets: totals.assets, downloadedBytes: totals.downloadedBytes, needed: needed)
+        state.lastFailure = nil
         try store.writeState(state)
         return collection
     }
