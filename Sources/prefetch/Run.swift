@@ -206,7 +206,7 @@ struct Run: AsyncParsableCommand {
                 instant: .now + CheckedNumber.duration(seconds: seconds),
                 reason: "the run reached --max-run-time \(maxRunTime) s while fetching the manifest")
         }
-        // Once the lock is held, a failure is recorded for `status` (state.json's last_failure).
+        // Once the lock is held, a failure is recorded for `status` (last-failure.json).
         var lockedStore: CacheStore?
         do {
             guard let argument = manifest else {
@@ -290,7 +290,7 @@ struct Run: AsyncParsableCommand {
     /// the run) still gets the error printed, which is what matters most.
     private func record(_ failure: CommandFailure, in store: CacheStore?) {
         guard let store else { return }
-        let record = CacheState.LastFailure(failedAt: Date().timeIntervalSince1970, exitStatus: failure.status, message: failure.message)
+        let record = FailedRun(failedAt: Date().timeIntervalSince1970, exitStatus: failure.status, message: failure.message)
         do {
             try store.recordFailedRun(record)
         } catch {

@@ -30,7 +30,7 @@ struct Status: ParsableCommand {
         var tmp_bytes: Int64
         var last_run: CacheState.LastRun?
         /// A run that failed after the last that finished.
-        var last_failure: CacheState.LastFailure?
+        var last_failure: FailedRun?
 
         /// Keys in the order docs/report.md lists them, as in every JSON output of
         /// prefetch; `last_run` is null before the first run and leaves out what
@@ -86,7 +86,7 @@ struct Status: ParsableCommand {
             let output = Output(
                 cache_dir: common.cacheDirectory, exists: store != nil, bytes: usage.bytes, budget: state.budget,
                 objects: usage.objects, trees: usage.trees, refs: usage.refs, tmp_bytes: usage.temporaryBytes,
-                last_run: state.lastRun, last_failure: state.lastFailure)
+                last_run: state.lastRun, last_failure: store?.lastFailedRun())
             if json {
                 output.writeJSON { Console.standardOutput.write($0) }
             } else if !common.quiet {

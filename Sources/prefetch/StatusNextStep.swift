@@ -10,7 +10,7 @@ import AssetCache
 /// guessing whether anything is wrong.
 struct StatusNextStep {
     var lastRun: CacheState.LastRun?
-    var lastFailure: CacheState.LastFailure?
+    var lastFailure: FailedRun?
     var running: RunInProgress?
     var now: Double
 

@@ -226,8 +226,8 @@ public final class Prefetcher: Sendable {
             finishedAt: Date().timeIntervalSince1970, durationMs: report.durationMs, messages: totals.messages,
             ready: totals.ready, discarded: totals.discarded, deferred: totals.deferred, expired: totals.expired,
             assets: totals.assets, downloadedBytes: totals.downloadedBytes, needed: needed)
-        state.lastFailure = nil
         try store.writeState(state)
+        store.clearFailedRun()
         return collection
     }
 }

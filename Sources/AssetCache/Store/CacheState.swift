@@ -5,8 +5,7 @@ import Foundation
 #endif
 
 /// `state.json`: what a cache remembers between runs — the budget given to the last
-/// `run --budget`, a summary of the last run for `status`, and the last run
-/// that failed after this one, so that `status` can say so and why.
+/// `run --budget`, and a summary of the last run for `status`.
 public struct CacheState: Sendable, Codable, Equatable {
     public static let defaultBudget: Int64 = 1 << 30
 
@@ -26,40 +25,8 @@ public struct CacheState: Sendable, Codable, Equatable {
         }
     }
 
-    /// A run that ended in an error after it took the cache's lock (a manifest
-    /// that could not be fetched or was refused, a disk that failed): it
-    /// leaves no `lastRun`, and without this `status` would show the run
-    /// before it as if nothing had happened since. A finished run clears it.
-    public struct LastFailure: Sendable, Codable, Equatable {
-        public var failedAt: Double
-        public var exitStatus: Int32
-        /// The error as the run printed it, at most ``messageLimit`` bytes;
-        /// it may quote a server, so whoever prints it escapes it.
-        public var message: String
-
-        public static let messageLimit = 1024
-
-        public init(failedAt: Double, exitStatus: Int32, message: String) {
-            self.failedAt = failedAt
-            self.exitStatus = exitStatus
-            var bytes = 0
-            let kept = message.unicodeScalars.prefix { scalar in
-                bytes += scalar.utf8.count
-                return bytes <= Self.messageLimit
-            }
-            self.message = String(String.UnicodeScalarView(kept))
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case message
-            case failedAt = "failed_at"
-            case exitStatus = "exit_status"
-        }
-    }
-
     public var budget: Int64
     public var lastRun: LastRun?
-    public var lastFailure: LastFailure?
     /// Ref files of the stored copies of the manifest URLs that runs used (a
     /// manifest's and its `.sig`'s), the most recently used first, at most
     /// ``pinnedManifestRefs``: the copy that stands in when the server is down
@@ -77,12 +44,11 @@ public struct CacheState: Sendable, Codable, Equatable {
         self.manifests = manifests
     }
 
-    /// A state.json of an older release has no `manifests` and no `last_failure`.
+    /// A state.json of an older release has no `manifests`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         budget = try container.decode(Int64.self, forKey: .budget)
         lastRun = try container.decodeIfPresent(LastRun.self, forKey: .lastRun)
-        lastFailure = try container.decodeIfPresent(LastFailure.self, forKey: .lastFailure)
         manifests = try container.decodeIfPresent([String].self, forKey: .manifests) ?? []
     }
 
@@ -93,7 +59,6 @@ public struct CacheState: Sendable, Codable, Equatable {
     enum CodingKeys: String, CodingKey {
         case budget, manifests
         case lastRun = "last_run"
-        case lastFailure = "last_failure"
     }
 }
 
@@ -110,13 +75,6 @@ extension CacheStore {
         for name in refs { self.refs.touch(name) }
         var state = readState()
         state.manifests = Array((refs + state.manifests.filter { !refs.contains($0) }).prefix(CacheState.pinnedManifestRefs))
-        try writeState(state)
-    }
-
-    /// A run failed after it took the lock: `status` says so until a run finishes.
-    package func recordFailedRun(_ failure: CacheState.LastFailure) throws(StoreError) {
-        var state = readState()
-        state.lastFailure = failure
         try writeState(state)
     }
 

@@ -109,10 +109,12 @@ final class RunningCommand: @unchecked Sendable {
 }
 
 /// Every file below a folder with its bytes (directories marked as such),
-/// to show a command left a cache byte-for-byte as it was.
+/// to show a command left a cache byte-for-byte as it was — but for
+/// `last-failure.json`, the record of a failed run that `status` shows
+/// (docs/cache-format.md), which a refused manifest writes for `status` alone.
 func snapshot(_ root: String) -> [String: Data] {
     var result: [String: Data] = [:]
-    for path in FileManager.default.subpaths(atPath: root) ?? [] {
+    for path in FileManager.default.subpaths(atPath: root) ?? [] where path != "last-failure.json" {
         let full = "\(root)/\(path)"
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory), !isDirectory.boolValue {
