@@ -29,7 +29,10 @@ connection's reader does not read the next segment until the link took the
 last one, so at most delay × rate bytes are in flight per direction).
 
 The control port (127.0.0.1 only) takes one command per line and answers one
-JSON line: `stats`, `reset-stats`, `outage SECONDS`.
+JSON line: `stats`, `reset-stats`, `outage SECONDS`, and `outage-after BYTES
+SECONDS`, which arms one outage to begin once the link has delivered BYTES
+more towards the client: the cut lands mid-transfer by the link's own count,
+however late a busy machine would let a watcher send `outage`.
 
 Used by bench/link.py (the link rows of `make bench`) and by the tests of
 issue 29, which start it as a process.
@@ -98,6 +101,8 @@ class Link:
         self.accepted = 0
         self.refused_until = 0.0
         self.outages = 0
+        # (delivered-bytes mark, seconds) of an armed outage, or None.
+        self.armed = None
         self.server = None
         self.listen = None
 
@@ -152,6 +157,8 @@ class Link:
                     gone.mark()
                     break
                 bucket.delivered += len(data)
+                if bucket is self.down:
+                    self.fire_armed()
             if writer.can_write_eof() and not writer.is_closing():
                 try:
                     writer.write_eof()
@@ -185,6 +192,15 @@ class Link:
         finally:
             queue.put_nowait((0, None))
             await delivery
+
+    def arm(self, after_bytes, seconds):
+        self.armed = (self.down.delivered + after_bytes, seconds)
+
+    def fire_armed(self):
+        if self.armed and self.down.delivered >= self.armed[0]:
+            seconds = self.armed[1]
+            self.armed = None
+            asyncio.ensure_future(self.outage(seconds))
 
     async def outage(self, seconds):
         """Drop the link: reset every connection, refuse new ones, then come back."""
@@ -250,8 +266,11 @@ async def control(link, reader, writer):
             seconds = float(words[1])
             asyncio.ensure_future(link.outage(seconds))
             answer = {"outage": seconds}
+        elif words[:1] == ["outage-after"] and len(words) == 3:
+            link.arm(int(words[1]), float(words[2]))
+            answer = {"outage-after": int(words[1]), "seconds": float(words[2])}
         else:
-            answer = {"error": "commands: stats, reset-stats, outage SECONDS"}
+            answer = {"error": "commands: stats, reset-stats, outage SECONDS, outage-after BYTES SECONDS"}
         writer.write((json.dumps(answer) + "\n").encode())
         await writer.drain()
     writer.close()

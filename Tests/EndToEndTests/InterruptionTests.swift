@@ -59,7 +59,11 @@ import Testing
         ]))
         let cache = scratch.path("cache")
 
-        let child = try RunningCommand(["run", manifest, "--cache-dir", cache, "--json", "--log-level", "debug"])
+        // The stalled body never fails on its own (no stall timeout, no
+        // --max-time): only the signal ends the run, however late it comes.
+        let child = try RunningCommand([
+            "run", manifest, "--cache-dir", cache, "--json", "--log-level", "debug", "--stall-timeout", "0", "--max-time", "0",
+        ])
         // Served is not committed: the run logs each asset once it is.
         #expect(await child.stderrContains("\(names[0]): downloaded"))
         child.signal(signal)

@@ -7,26 +7,22 @@ import Testing
 /// fixture server; its `outage` resets every connection and refuses new ones.
 @Suite struct LinkDownTests {
     static let size = 2 * 1024 * 1024
-    /// The server's pace for the big asset: it is in flight for about eight
-    /// seconds, so an outage lands in its middle even on a loaded machine.
+    /// The server's pace for the big asset: it is in flight for about eight seconds.
     static let rate = 256 * 1024
 
     func bigFile(in scratch: Scratch) throws -> Data {
         try writeRandomFile("big.bin", size: Self.size, in: scratch.path("www"))
     }
 
-    /// Runs `arguments` on a fresh cache and, once the big asset's body has
-    /// started (its download file appears), takes the link down for `outage` seconds.
+    /// Runs `arguments` on a fresh cache with the link armed to go down for
+    /// `outage` seconds once a quarter of the big asset has crossed it: the
+    /// link's own count places the cut mid-body, where a test that watched
+    /// for the download and then sent `outage` could be scheduled after the
+    /// body had ended on a loaded machine (two `make test` at once did that).
     func runWithOutage(_ scratch: Scratch, manifest: String, link: LinkEmulator, outage: Double, _ arguments: [String]) async throws -> CommandResult {
-        let cache = scratch.path("cache")
-        try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
-        #expect(try await CommandRunner.prefetch(["gc", "--cache-dir", cache]).status == 0)
-        let watch = try DirectoryWatch("\(cache)/tmp")
-        let child = try RunningCommand(["run", manifest, "--cache-dir", cache, "--json", "--log-level", "notice"] + arguments)
-        let finished = Task { let result = await child.wait(); watch.stop(); return result }
-        _ = try #require(await watch.created(prefix: "download-"), "the run created no download file")
-        try link.outage(seconds: outage)
-        return await finished.value
+        try link.outage(afterBytes: Self.size / 4, seconds: outage)
+        return try await CommandRunner.prefetch(
+            ["run", manifest, "--cache-dir", scratch.path("cache"), "--json", "--log-level", "notice"] + arguments)
     }
 
     @Test func linkDownAndBackMidTransferResumesWithoutUsingAttempts() async throws {

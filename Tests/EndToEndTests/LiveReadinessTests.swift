@@ -40,9 +40,11 @@ import Glibc
             try await CommandRunner.prefetch(arguments + ["--cache-dir", cache])
         }
 
-        /// No stall timeout: a slow image fails only when the test stops the run.
+        /// No stall timeout and no --max-time: a slow image fails only when the test stops the run.
         func run(_ manifest: String) throws -> RunningCommand {
-            try RunningCommand(["run", manifest, "--cache-dir", cache, "--retries", "0", "--stall-timeout", "0", "--log-level", "debug"])
+            try RunningCommand([
+                "run", manifest, "--cache-dir", cache, "--retries", "0", "--stall-timeout", "0", "--max-time", "0", "--log-level", "debug",
+            ])
         }
 
         /// The index's inode and modification time.
@@ -59,8 +61,9 @@ import Glibc
 
     @Test func readyWaitReturnsMidRunAndAStoppedRunLeavesUndecidedMessagesUndecided() async throws {
         let setup = try await Setup.make()
-        // The slow image takes a minute: the run is stopped long before.
-        let manifest = try setup.manifest("m.json", later: "img/gray.png?delay_ms=60000")
+        // The slow image takes an hour: the run is stopped long before, however
+        // slowly a loaded machine runs this test (a minute was once not enough).
+        let manifest = try setup.manifest("m.json", later: "img/gray.png?delay_ms=3600000")
         let run = try setup.run(manifest)
         // Started with the run, before there is a cache at all.
         let waited = try await setup.prefetch(["ready", "welcome", "--wait", "60"])
@@ -113,14 +116,14 @@ import Glibc
 
     @Test func aMessageReadyBeforeStaysReadyThroughARunThatRevalidatesIt() async throws {
         let setup = try await Setup.make()
-        // The slow image's first request is answered at once, every later one after a minute.
-        let manifest = try setup.manifest("m.json", later: "img/gray.png?delay_ms=60000&delay_after=1&cache_control=max-age%3D0")
+        // The slow image's first request is answered at once, every later one after an hour.
+        let manifest = try setup.manifest("m.json", later: "img/gray.png?delay_ms=3600000&delay_after=1&cache_control=max-age%3D0")
         let first = try await setup.prefetch(["run", manifest, "--retries", "0"])
         #expect(first.status == 0, "\(first.stderr)")
         let before = try setup.indexIdentity()
         let watch = try DirectoryWatch(setup.cache)
         defer { watch.stop() }
-        // Both images are stale: the second run revalidates them, the slow one for a minute.
+        // Both images are stale: the second run revalidates them, the slow one for an hour.
         let run = try setup.run(manifest)
         #expect(await watch.created(prefix: "running.json") != nil)
         let during = try await setup.prefetch(["ready", "welcome", "later"])

@@ -50,6 +50,18 @@ final class LinkEmulator: @unchecked Sendable {
     /// the control port (no process to start, so it lands when asked even on
     /// a loaded machine); returns once the emulator answered.
     func outage(seconds: Double) throws {
+        try command("outage \(seconds)")
+    }
+
+    /// Takes the link down for `seconds` once it has delivered `bytes` more
+    /// towards the client: mid-transfer by the link's own count, however
+    /// late a loaded machine runs the test that asked.
+    func outage(afterBytes bytes: Int, seconds: Double) throws {
+        try command("outage-after \(bytes) \(seconds)")
+    }
+
+    /// One line to the control port; returns once the emulator answered.
+    private func command(_ line: String) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw SpawnFailure(step: "socket", code: errno) }
         defer { close(fd) }
@@ -61,8 +73,8 @@ final class LinkEmulator: @unchecked Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else { throw SpawnFailure(step: "connect to linkem's control port", code: errno) }
-        let command = Array("outage \(seconds)\n".utf8)
-        guard write(fd, command, command.count) == command.count else { throw SpawnFailure(step: "outage command", code: errno) }
+        let command = Array("\(line)\n".utf8)
+        guard write(fd, command, command.count) == command.count else { throw SpawnFailure(step: "'\(line)' command", code: errno) }
         var answer = [UInt8](repeating: 0, count: 256)
         guard read(fd, &answer, answer.count) > 0 else { throw SpawnFailure(step: "linkem's answer", code: errno) }
     }
