@@ -82,9 +82,12 @@ import Testing
         }
     }
 
-    /// 64 MiB plus 1 KiB per asset, for 10,000 assets that the server answers
+    /// 64 MiB plus 1.5 KiB per asset, for 10,000 assets that the server answers
     /// with 404; before the bound, every asset had a task of its own from the
-    /// start and 20,000 of them peaked at 222 MB.
+    /// start and 20,000 of them peaked at 222 MB. Since the index follows the
+    /// run (issue 40) each message's verdict is held as shown and as on disk:
+    /// 67-72 MiB alone or beside busy loops, 76.8 MiB once with two suites
+    /// running at once, over the 73.8 MiB that 1 KiB per asset allowed.
     @Test func peakMemoryFollowsTheConcurrencyNotTheNumberOfAssets() async throws {
         let scratch = try Scratch()
         let server = try await FixtureServer.start(root: Package.assets.path)
@@ -100,7 +103,7 @@ import Testing
         let report = try result.report()
         #expect(report.totals.assets == count && report.totals.discarded == count)
         #expect(requests == count)
-        let limit = Int64(64 * 1024 * 1024 + count * 1024)
+        let limit = Int64(64 * 1024 * 1024 + count * 1536)
         if ProcessInfo.processInfo.environment["ASSETCACHE_SANITIZER"] == nil {
             #expect(measured.peakResidentBytes < limit, "peak RSS \(measured.peakResidentBytes / 1024) KiB")
         }
