@@ -15,12 +15,6 @@ package struct EvictionPlan: Sendable, Equatable {
         package var name: String
         package var object: String
         package var lastUsed: Double
-
-        package init(name: String, object: String, lastUsed: Double) {
-            self.name = name
-            self.object = object
-            self.lastUsed = lastUsed
-        }
     }
 
     package let budget: Int64
