@@ -219,7 +219,7 @@ public final class Prefetcher: Sendable {
         if let budget = options.budget { state.budget = budget }
         let needed = plan.fetch.map { store.refName(for: $0.url) }
         let inUse = Set(report.assets.compactMap { $0.path == nil ? nil : $0.sha256 }).union(keeping)
-        let collection = store.collectGarbage(budget: state.budget, neededRefs: Set(needed).union(state.manifests), neededObjects: inUse)
+        let collection = store.collectGarbage(budget: state.budget, roots: state.roots(needing: needed, objectsInUse: inUse))
         collection.log(to: options.logger)
         let totals = report.totals
         state.lastRun = CacheState.LastRun(

@@ -24,14 +24,14 @@ final class BatchFlush: Sendable {
     private let root: Directory
     private let rootPath: String
     private let observer: DurabilityObserver?
-    /// The data flush left out on purpose (``SkippedFlush``): the power-loss test
+    /// The data flush left out on purpose (``FlushFaultInjection``): the power-loss test
     /// must then fail.
     private let skipsData: Bool
 
     private static let fuseMagic = 0x6573_5546
 
     init(store: CacheStore, method: FlushMethod? = nil, observer: DurabilityObserver? = nil,
-         skipsData: Bool = SkippedFlush.assetData) throws(FileSystem.Failure) {
+         skipsData: Bool = FlushFaultInjection.skipsAssetDataFlush) throws(FileSystem.Failure) {
         root = try store.directory.openDirectory(".")
         rootPath = store.root
         self.method = method ?? (assetcache_filesystem_type(root.descriptor) == Self.fuseMagic ? .perFile : .filesystem)

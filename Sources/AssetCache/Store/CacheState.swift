@@ -52,10 +52,6 @@ public struct CacheState: Sendable, Codable, Equatable {
         manifests = try container.decodeIfPresent([String].self, forKey: .manifests) ?? []
     }
 
-    /// The refs that eviction and `gc` never remove: those the last run's
-    /// manifest needed, and the stored manifests.
-    public var pinnedRefs: Set<String> { Set(lastRun?.needed ?? []).union(manifests) }
-
     enum CodingKeys: String, CodingKey {
         case budget, manifests
         case lastRun = "last_run"

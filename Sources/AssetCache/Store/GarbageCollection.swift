@@ -32,60 +32,48 @@ public struct GarbageCollection: Sendable, Equatable {
 extension CacheStore {
     /// What `prefetch gc` does: evicts least recently used assets down to 90% of
     /// the budget remembered in the cache, never one the last run's manifest
-    /// needs, nor a stored manifest a run used (``CacheState/manifests``), nor
+    /// needs, nor a stored manifest a run used (``CacheState/roots``), nor
     /// one a display app leases, then sweeps objects and trees that
     /// nothing names. `budget`, when given, stands for the remembered one this
     /// once (`gc --budget`). Only a store opened with
     /// ``openForWriting(at:wait:logger:)`` may collect.
     public func collectGarbage(budget: Int64? = nil) -> GarbageCollection {
         let state = readState()
-        return collectGarbage(budget: budget ?? state.budget, neededRefs: state.pinnedRefs)
+        return collectGarbage(budget: budget ?? state.budget, roots: state.roots)
     }
 
-    /// Least recently used refs are evicted until the cache is at 90% of the budget,
-    /// never one in `neededRefs` (ref file names) nor one whose object a display
-    /// app leases (evicting it would free nothing) — then objects and trees
-    /// that no ref names are swept, but leased ones. Only a writer holding the
-    /// lock may call this, with no commit under way.
-    package func collectGarbage(budget: Int64, neededRefs: Set<String>, neededObjects: Set<String> = []) -> GarbageCollection {
-        tendLeases()
-        var refs = refNames().compactMap { name -> (name: String, object: String, used: Double)? in
-            guard let ref = readRef(named: name), let info = self.refs.status(name) else { return nil }
-            return (name, ref.object, LibC.modificationTime(info))
-        }
-        var objectSizes = self.objectSizes()
-        for sha in treeNames() { objectSizes[sha, default: 0] += treeSize(sha) }
+    /// Plans the eviction down to `budget` that keeps `roots` and what display
+    /// apps lease (``EvictionPlan``), then carries it out (``sweep(_:)``).
+    /// Only a writer holding the lock may call this, with no commit under way.
+    package func collectGarbage(budget: Int64, roots: CacheRoots) -> GarbageCollection {
+        reconcileLeaseFiles()
+        var sizes = objectSizes()
+        for sha in treeNames() { sizes[sha, default: 0] += treeSize(sha) }
+        let plan = EvictionPlan(refs: refUses(), sizes: sizes, budget: budget, roots: roots) { isLeased(sha256: $0) }
+        return sweep(plan)
+    }
 
-        var users: [String: Int] = [:]
-        for ref in refs { users[ref.object, default: 0] += 1 }
-        let isKept = { (sha: String) in (users[sha] ?? 0) > 0 || neededObjects.contains(sha) }
-        var result = GarbageCollection(budget: budget, bytesBefore: objectSizes.values.reduce(0, +), bytesAfter: 0)
-        var total = objectSizes.filter { isKept($0.key) }.values.reduce(0, +)
-        var keptLeased: Set<String> = []
-
-        if total > budget {
-            let target = budget / 10 * 9
-            var leased: [String: Bool] = [:]
-            refs.sort { $0.used < $1.used }
-            for ref in refs where total > target && !neededRefs.contains(ref.name) {
-                let leasedNow = leased[ref.object] ?? isLeased(sha256: ref.object)
-                leased[ref.object] = leasedNow
-                if leasedNow {
-                    keptLeased.insert(ref.object)
-                    continue
-                }
-                self.refs.unlink(ref.name)
-                result.evictedRefs += 1
-                users[ref.object, default: 1] -= 1
-                if !isKept(ref.object) { total -= objectSizes[ref.object] ?? 0 }
-            }
-            let leasedBytes = keptLeased.reduce(0) { $0 + (objectSizes[$1] ?? 0) }
-            result.neededExceedBudget = total - leasedBytes > budget
+    /// Every ref with the object it names and its last use, for the plan.
+    private func refUses() -> [EvictionPlan.Ref] {
+        refNames().compactMap { name in
+            guard let ref = readRef(named: name), let info = refs.status(name) else { return nil }
+            return EvictionPlan.Ref(name: name, object: ref.object, lastUsed: LibC.modificationTime(info))
         }
-        for sha in objectSizes.keys where !isKept(sha) {
-            guard let hold = holdForRemoval(sha) else {
+    }
+
+    /// Removes the plan's refs, then each unreferenced object and tree under
+    /// its ``LeaseRemovalLock``; one a display app leased meanwhile is kept,
+    /// and counted with its bytes. Only a writer holding the lock may call this.
+    func sweep(_ plan: EvictionPlan) -> GarbageCollection {
+        var result = GarbageCollection(budget: plan.budget, bytesBefore: plan.bytesBefore, bytesAfter: plan.bytesAfter)
+        result.neededExceedBudget = plan.neededExceedBudget
+        for name in plan.evictedRefs { refs.unlink(name) }
+        result.evictedRefs = plan.evictedRefs.count
+        var keptLeased = plan.keptLeased
+        for sha in plan.unreferenced {
+            guard let lock = lockForRemoval(sha) else {
                 keptLeased.insert(sha)
-                total += objectSizes[sha] ?? 0
+                result.bytesAfter += plan.size(of: sha)
                 continue
             }
             if let shard = shard(of: sha, in: objects), shard.status(sha) != nil {
@@ -96,12 +84,11 @@ extension CacheStore {
                 removeTree(sha)
                 result.removedTrees += 1
             }
-            hold.end(removingLeaseFile: true)
+            lock.end(removingLeaseFile: true)
         }
         removeEmptyShards()
         result.keptLeased = keptLeased.count
-        result.keptLeasedBytes = keptLeased.reduce(0) { $0 + (objectSizes[$1] ?? 0) }
-        result.bytesAfter = total
+        result.keptLeasedBytes = plan.bytes(of: keptLeased)
         return result
     }
 

@@ -8,7 +8,7 @@ import Glibc
 /// on an open descriptor of its lease file, which it needs only read access to
 /// take; the kernel drops it when the app closes the file, exits or crashes, so
 /// no lease outlives its app. A writer removes an object or tree only while it
-/// holds that file's exclusive lock (``RemovalHold``), and unlinks the lease
+/// holds that file's exclusive lock (``LeaseRemovalLock``), and unlinks the lease
 /// file last: an app that takes its lease afterwards finds the files gone and
 /// asks the index again.
 extension CacheStore {
@@ -70,34 +70,34 @@ extension CacheStore {
         return .held(fd)
     }
 
-    /// The writer's exclusive hold on `sha256`'s lease file, for removing the
-    /// object or tree; nil while a display app leases it. Only a writer
-    /// holding the cache's lock may call this.
-    func holdForRemoval(_ sha256: String) -> RemovalHold? {
-        holdForRemoval(sha256, in: leaseShard(of: sha256))
+    /// The writer's exclusive lock on `sha256`'s lease file, taken without
+    /// waiting, for removing the object or tree; nil while a display app
+    /// leases it. Only a writer holding the cache's lock may call this.
+    func lockForRemoval(_ sha256: String) -> LeaseRemovalLock? {
+        lockForRemoval(sha256, in: leaseShard(of: sha256))
     }
 
     /// The same for the entry `name` of a lease shard. No shard means no lease
     /// file: nothing can be leased there, and only a writer, which this is,
     /// makes one.
-    private func holdForRemoval(_ name: String, in shard: Directory?) -> RemovalHold? {
-        guard let shard else { return RemovalHold(shard: nil, name: name, descriptor: -1, logger: logger) }
+    private func lockForRemoval(_ name: String, in shard: Directory?) -> LeaseRemovalLock? {
+        guard let shard else { return LeaseRemovalLock(shard: nil, name: name, descriptor: -1, logger: logger) }
         guard let fd = Self.openLeaseFile(name, in: shard) else {
             // A regular file that cannot be opened may be leased: it is kept.
             // Anything else there (a link, a FIFO) holds no lease.
             if shard.isFile(name) { return nil }
-            return RemovalHold(shard: shard, name: name, descriptor: -1, logger: logger)
+            return LeaseRemovalLock(shard: shard, name: name, descriptor: -1, logger: logger)
         }
         guard Self.lockExclusively(fd) else {
             close(fd)
             return nil
         }
-        return RemovalHold(shard: shard, name: name, descriptor: fd, logger: logger)
+        return LeaseRemovalLock(shard: shard, name: name, descriptor: fd, logger: logger)
     }
 
     /// Makes the lease file of an object about to be committed (or of one a
     /// cache from an older release holds without one). Not flushed: one lost
-    /// to a power cut is made again by the next run's ``tendLeases()``. A
+    /// to a power cut is made again by the next run's ``reconcileLeaseFiles()``. A
     /// failure only means no app can lease it yet: said, never fatal.
     func createLease(_ sha256: String) {
         guard let leases else { return }
@@ -111,11 +111,12 @@ extension CacheStore {
         }
     }
 
-    /// Every object and tree gets its lease file (a cache from an older
-    /// release gains them here), and a lease file whose object and tree are
-    /// both gone is removed unless an app still holds it. Only a writer holding
-    /// the cache's lock may call this, with no commit under way.
-    package func tendLeases() {
+    /// Makes `leases/` match what is stored: every object and tree gets the
+    /// lease file it lacks (a cache from an older release gains them here, and
+    /// one lost to a power cut is made again), and a lease file whose object
+    /// and tree are both gone is removed unless an app still holds it. Only a
+    /// writer holding the cache's lock may call this, with no commit under way.
+    package func reconcileLeaseFiles() {
         guard let leases else { return }
         var stored: [String: Set<String>] = [:]
         for sha in objectNames() + treeNames() { stored[String(sha.prefix(2)), default: []].insert(sha) }
@@ -126,10 +127,15 @@ extension CacheStore {
             let wanted = stored[prefix] ?? []
             for sha in wanted.subtracting(present).sorted() { createLease(sha) }
             for orphan in present.subtracting(wanted).sorted() {
-                holdForRemoval(orphan, in: shard)?.end(removingLeaseFile: true)
+                lockForRemoval(orphan, in: shard)?.end(removingLeaseFile: true)
             }
         }
     }
+
+    /// The former name of ``reconcileLeaseFiles()``, which `Prefetcher.run`
+    /// still calls: that file is being restructured (issue 39, point 1), and
+    /// the call moves to the new name there; then this goes.
+    package func tendLeases() { reconcileLeaseFiles() }
 
     /// Whether the lease file of `sha256` is an empty regular file, as a
     /// writer makes it; the kind of entry it is otherwise, for `verify`.
@@ -146,7 +152,7 @@ extension CacheStore {
     }
 
     /// The entries under `leases/ab/` whose names begin with `ab`, by shard
-    /// (other names are orphans, which ``tendLeases()`` sweeps).
+    /// (other names are orphans, which ``reconcileLeaseFiles()`` sweeps).
     func leaseNames() -> [(shard: Directory, name: String)] {
         guard let leases else { return [] }
         return leases.entries().filter { $0.utf8.count == 2 }.sorted().flatMap { prefix in

@@ -107,13 +107,13 @@ extension CacheStore {
     /// last, once neither is left.
     @discardableResult
     func remove(_ entries: [CacheProblem.Entry]) -> Set<CacheProblem.Entry> {
-        var holds: [String: RemovalHold] = [:]
+        var locks: [String: LeaseRemovalLock] = [:]
         var leased: Set<String> = []
         for entry in entries {
             switch entry {
             case .object(let sha), .tree(let sha):
-                guard holds[sha] == nil, !leased.contains(sha) else { continue }
-                if let hold = holdForRemoval(sha) { holds[sha] = hold } else { leased.insert(sha) }
+                guard locks[sha] == nil, !leased.contains(sha) else { continue }
+                if let lock = lockForRemoval(sha) { locks[sha] = lock } else { leased.insert(sha) }
             case .ref, .lease: continue
             }
         }
@@ -136,9 +136,9 @@ extension CacheStore {
                 if hasObject(sha) || hasTree(sha) { createLease(sha) }
             }
         }
-        for (sha, hold) in holds {
+        for (sha, lock) in locks {
             let gone = shard(of: sha, in: objects)?.status(sha) == nil && shard(of: sha, in: trees)?.status(sha) == nil
-            hold.end(removingLeaseFile: gone)
+            lock.end(removingLeaseFile: gone)
         }
         return kept
     }

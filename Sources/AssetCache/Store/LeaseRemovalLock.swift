@@ -3,14 +3,16 @@ import Glibc
 #endif
 import Logging
 
-/// A writer's exclusive `flock` on one lease file while it removes the object,
-/// the tree and the tree's digest list that share its name: no display app can
-/// take a lease meanwhile. ``end(removingLeaseFile:)`` unlinks the lease file
-/// (still under the lock, so an app waiting for it gets a file no longer there,
-/// and finds the object gone) and lets the lock go. A missing lease file, or a
-/// link or other non-file there, holds no lease: the hold then has no
+/// The lock a writer takes on an object's lease file while it removes that
+/// object, and the tree and the tree's digest list that share its name: an
+/// exclusive `flock`, taken without waiting (``CacheStore/lockForRemoval(_:)``
+/// gives none while a display app leases the object), so no app can take a
+/// lease meanwhile. ``end(removingLeaseFile:)`` unlinks the lease file (still
+/// under the lock, so an app waiting for it gets a file no longer there, and
+/// finds the object gone) and lets the lock go. A missing lease file, or a
+/// link or other non-file there, holds no lease: the lock then has no
 /// descriptor, and ending it removes such an entry as itself.
-final class RemovalHold {
+final class LeaseRemovalLock {
     private let shard: Directory?
     private let name: String
     private var descriptor: Int32
