@@ -23,13 +23,13 @@ extension AssetPipeline {
     func deltaRefresh(
         _ item: AssetPlan.Item, _ cached: CachedCopy, conditional: Bool, engine: TransferEngine, into download: FileLocation
     ) async -> DeltaOutcome {
-        let options = committer.options
+        let options = validator.options
         guard options.delta, cached.ref.acceptsRanges == true, cached.ref.passedKinds.contains(.archive),
               item.kinds.contains(.archive)
         else { return .notTried }
         let refresh = DeltaRefresh(
             engine: engine, store: store, cached: cached, conditional: conditional, url: item.url, priority: item.priority, observer: observer,
-            pin: committer.integrity[item.url], maxAssetSize: options.transfer.maxAssetSize, maxEntries: options.archive.maxEntries)
+            pin: validator.integrity[item.url], maxAssetSize: options.transfer.maxAssetSize, maxEntries: options.archive.maxEntries)
         return await refresh.run(into: download)
     }
 }

@@ -19,7 +19,7 @@ struct AssetPipeline: Sendable {
     let validation: BlockingPool
     /// Disk: renames and flushes, in batches.
     let commits: GroupCommit
-    let committer: AssetCommit
+    let validator: AssetValidator
     let started: ContinuousClock.Instant
     let now: Double
     let observer: TransferObserver
@@ -34,7 +34,7 @@ struct AssetPipeline: Sendable {
         var cached = CachedCopy(store: store, url: item.url)
         // A copy the pin refuses may still hold most of the pinned ZIP's bytes.
         var deltaBase: CachedCopy?
-        if let copy = cached, let pin = committer.integrity[item.url] {
+        if let copy = cached, let pin = validator.integrity[item.url] {
             if let failure = copy.integrityFailure(pin: pin, url: item.url) {
                 // Not these bytes, whatever their freshness or a 304 says. With
                 // no network that is the answer; with one, the URL is fetched
@@ -149,10 +149,10 @@ struct AssetPipeline: Sendable {
         }
         // The tree the new ZIP may link unchanged files from: the one it replaces.
         let previous = cached?.path(as: .archive) != nil ? cached?.ref.object : nil
-        let checked = await validation.run { [committer, download] in committer.validate(item, download: download, result: result, previous: previous) }
+        let checked = await validation.run { [validator, download] in validator.validate(item, download: download, result: result, previous: previous) }
         var committed: Result<Validated, AssetFailure>?
         if let valid = checked.valid {
-            let entry = committer.pending(valid)
+            let entry = validator.commitEntry(for: valid)
             let written = await commits.commit(entry, isUrgent: item.isUrgent)
             committed = written.map { valid }.mapError { AssetFailure(.storage, $0.description) }
         }
@@ -165,7 +165,7 @@ struct AssetPipeline: Sendable {
             case .success(let valid)?:
                 var record = AssetRecord(
                     url: item.url, kind: kind, outcome: .downloaded, sha256: result.sha256, bytes: result.bytes,
-                    path: committer.localPath(valid, as: kind), attempts: result.attempts, failure: nil, finishedMs: finished)
+                    path: validator.localPath(valid, as: kind), attempts: result.attempts, failure: nil, finishedMs: finished)
                 if kind == .archive { record.unpack = valid.unpack }
                 return record
             case .failure(let failure)?:
@@ -176,7 +176,7 @@ struct AssetPipeline: Sendable {
         })
     }
 
-    typealias Validated = AssetCommit.Validated
+    typealias Validated = AssetValidator.Validated
 
     /// A transient failure keeps the cached copy in use (`stale`) for the kinds
     /// it serves; a 404 or 410 says the asset is gone, so its ref is dropped.

@@ -86,7 +86,7 @@ public final class Prefetcher: Sendable {
             return state.stopReason
         }
         if let stoppedEarly { engine?.cancelAll(reason: stoppedEarly) }
-        let committer = AssetCommit(store: store, options: options, integrity: manifest.integrity, now: now)
+        let validator = AssetValidator(store: store, options: options, integrity: manifest.integrity, now: now)
         let validation = BlockingPool(width: options.validationWorkers, name: "validation")
         let commitPool = BlockingPool(width: options.commitWorkers, name: "commit")
         defer {
@@ -104,7 +104,7 @@ public final class Prefetcher: Sendable {
         let budget = engine == nil ? nil : options.maxDownloadBytes.map(ByteBudget.init(limit:))
         let pipeline = AssetPipeline(
             store: store, engine: engine, validation: validation, commits: commits,
-            committer: committer, started: started, now: now, observer: observer,
+            validator: validator, started: started, now: now, observer: observer,
             budget: budget, admission: budget.map { _ in AdmissionOrder() }, meteredLink: engine == nil ? nil : options.meteredLink)
         let progress = options.progress.map {
             ProgressReporter(total: plan.fetchedRecords, observer: observer, started: started, callback: $0)
