@@ -46,7 +46,8 @@ public enum DeltaFallback: String, Sendable, CaseIterable {
 /// What an asset's records say of its delta refresh: the report's `delta`
 /// (what it cost and saved) and `delta_fallback` (why it gave way to a full
 /// download), docs/report.md. Empty when no delta was tried, and when the
-/// refresh was answered as a plain revalidation would be (a 304, a failure).
+/// refresh was answered as a plain revalidation would be (a 304, a failure,
+/// a tail that was the whole file).
 struct DeltaSummary: Sendable {
     var stats: DeltaStats?
     var fallback: DeltaFallback?
