@@ -235,29 +235,7 @@ struct Run: AsyncParsableCommand {
             if let local, trustedKeys != nil {
                 try trust.judge(&manifest!, bytes: local.bytes, argument: source.argument, store: store, keeping: true, logger: common.logger)
             }
-            var options = PrefetchOptions()
-            options.transfer.concurrency = concurrency
-            options.transfer.perHost = perHost
-            options.transfer.maxAssetSize = maxAssetSize.bytes
-            options.archive.maxUnpackedSize = maxUnpackedSize.bytes
-            options.transfer.retries = retries
-            options.transfer.linkWait = linkWait.value
-            options.transfer.connectTimeout = connectTimeout.value
-            options.transfer.stallTimeout = stallTimeout.value
-            options.transfer.maxTime = maxTime.value
-            options.transfer.maxRedirects = maxRedirects
-            options.transfer.limitRate = limitRate?.bytes
-            options.transfer.caCertFile = cacert
-            options.budget = budget?.bytes
-            options.scrub = ScrubPolicy(minimumBytes: scrubBytes.bytes, percent: scrubPercent)
-            options.urgentHeadStart = CheckedNumber.duration(seconds: headStart.value)
-            options.offline = offline
-            options.delta = !noDelta && deltaConfig != DeltaChoice.no
-            options.maxDownloadBytes = maxDownloadBytes?.bytes
-            if !offline {
-                options.meteredLink = metered.link(configured: meteredConfig, maxAssetBytes: meteredMaxAssetBytes.bytes, logger: common.logger)
-            }
-            options.logger = common.logger
+            var options = prefetchOptions()
             let progress = ProgressLine.start(quiet: common.quiet, json: output.json)
             options.progress = progress?.callback
             if manifest == nil {
@@ -284,6 +262,36 @@ struct Run: AsyncParsableCommand {
             record(failure, in: lockedStore)
             throw failure.report()
         }
+    }
+
+    /// The run's options from the command line's flags and the configuration
+    /// file's keys; the progress line and the manifest's fetch time are added
+    /// as the run starts.
+    private func prefetchOptions() -> PrefetchOptions {
+        var options = PrefetchOptions()
+        options.transfer.concurrency = concurrency
+        options.transfer.perHost = perHost
+        options.transfer.maxAssetSize = maxAssetSize.bytes
+        options.archive.maxUnpackedSize = maxUnpackedSize.bytes
+        options.transfer.retries = retries
+        options.transfer.linkWait = linkWait.value
+        options.transfer.connectTimeout = connectTimeout.value
+        options.transfer.stallTimeout = stallTimeout.value
+        options.transfer.maxTime = maxTime.value
+        options.transfer.maxRedirects = maxRedirects
+        options.transfer.limitRate = limitRate?.bytes
+        options.transfer.caCertFile = cacert
+        options.budget = budget?.bytes
+        options.scrub = ScrubPolicy(minimumBytes: scrubBytes.bytes, percent: scrubPercent)
+        options.urgentHeadStart = CheckedNumber.duration(seconds: headStart.value)
+        options.offline = offline
+        options.delta = !noDelta && deltaConfig != DeltaChoice.no
+        options.maxDownloadBytes = maxDownloadBytes?.bytes
+        if !offline {
+            options.meteredLink = metered.link(configured: meteredConfig, maxAssetBytes: meteredMaxAssetBytes.bytes, logger: common.logger)
+        }
+        options.logger = common.logger
+        return options
     }
 
     /// Best effort: a cache that cannot take the record (the disk that failed

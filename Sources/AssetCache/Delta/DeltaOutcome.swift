@@ -43,9 +43,39 @@ public enum DeltaFallback: String, Sendable, CaseIterable {
     case requestFailed = "request_failed"
 }
 
-/// How a delta refresh ended, for the pipeline that goes on from it.
+/// What an asset's records say of its delta refresh: the report's `delta`
+/// (what it cost and saved) and `delta_fallback` (why it gave way to a full
+/// download), docs/report.md. Empty when no delta was tried, and when the
+/// refresh was answered as a plain revalidation would be (a 304, a failure,
+/// a tail that was the whole file).
+struct DeltaSummary: Sendable {
+    var stats: DeltaStats?
+    var fallback: DeltaFallback?
+
+    /// `records`, each carrying it.
+    func stamped(on records: [AssetRecord]) -> [AssetRecord] {
+        records.map { record in
+            var record = record
+            record.delta = stats
+            record.deltaFallback = fallback
+            return record
+        }
+    }
+}
+
+/// The answer to the fetch of an asset's body, made whole or by delta
+/// (``DeltaRefresh/fetch(orWhole:)``): the transfer's result, the file the
+/// body is in, and what the records say of the delta.
+struct FetchAnswer {
+    var result: TransferResult
+    var body: FileLocation
+    var delta = DeltaSummary()
+}
+
+/// How a delta refresh's steps ended; ``DeltaRefresh/fetch(orWhole:)`` turns
+/// it into the fetch's answer.
 enum DeltaOutcome {
-    /// No delta was tried (no cached ZIP object, nothing to send): revalidate as usual.
+    /// No delta was tried (no cached ZIP object, nothing to send): fetch whole, as usual.
     case notTried
     /// Answered as a plain revalidation would be: a 304, or the whole file
     /// (a 200, or a tail that is all of it) in `body`. The pipeline goes on

@@ -8,8 +8,8 @@ import Glibc
 /// cached copy's (``EntryComparison``); the other bytes fetched by range
 /// (``RangePlan``, ``RangeFetch``); the new file rebuilt in `tmp/`
 /// (``ZipRebuild``) and checked against the `integrity` pin. Whatever goes
-/// wrong gives a ``DeltaOutcome/fallback(_:_:)``: the pipeline then makes one
-/// full download, as it would have without a delta.
+/// wrong gives a ``DeltaOutcome/fallback(_:_:)``: the refresh then makes the one
+/// full download the asset would have had without a delta (``fetch(orWhole:)``).
 struct DeltaRefresh {
     let engine: TransferEngine
     let store: CacheStore
@@ -33,8 +33,30 @@ struct DeltaRefresh {
     /// needs one per range) before a full download is cheaper.
     static let maxRequests = 512
 
+    /// The refresh, answered as the fetch of `whole` would be: `whole` is the
+    /// asset's full download, made here, into the file the tail went to, when
+    /// no delta can be tried or the delta gives way.
+    func fetch(orWhole whole: TransferRequest) async -> FetchAnswer {
+        switch await run(into: whole.location) {
+        case .notTried:
+            return FetchAnswer(result: await engine.fetch(whole), body: whole.location)
+        case .answered(var result, let body, let fallback, let stats):
+            // As a plain revalidation's answer: the report names the delta
+            // only when it gave way to this whole file.
+            result.attempts = stats.requests
+            return FetchAnswer(result: result, body: body, delta: DeltaSummary(stats: fallback == nil ? nil : stats, fallback: fallback))
+        case .rebuilt(let rebuilt, let result, let stats):
+            return FetchAnswer(result: result, body: rebuilt, delta: DeltaSummary(stats: stats))
+        case .fallback(let reason, let stats):
+            var result = await engine.fetch(whole)
+            // A fallback's requests are the delta's and this one's.
+            result.attempts += stats.requests
+            return FetchAnswer(result: result, body: whole.location, delta: DeltaSummary(stats: stats, fallback: reason))
+        }
+    }
+
     /// `download`: where the tail goes, and a 304's or 200's answer stays.
-    func run(into download: FileLocation) async -> DeltaOutcome {
+    private func run(into download: FileLocation) async -> DeltaOutcome {
         guard let oldFD = openCachedObject() else { return .notTried }
         defer { close(oldFD) }
         guard let old = try? ZipCentralDirectory(path: LibC.hasProcFD ? "/proc/self/fd/\(oldFD)" : store.objectPath(cached.ref.object)),

@@ -1,35 +1,22 @@
-/// The pipeline's side of a delta refresh (issue 30): when one is tried, and
-/// what the report says of it.
+/// The pipeline's side of a delta refresh (issue 30): when one is tried.
 extension AssetPipeline {
-    /// The report's `delta` and `delta_fallback` for one asset.
-    struct DeltaNote {
-        var stats: DeltaStats?
-        var fallback: DeltaFallback?
-
-        func note(on records: [AssetRecord]) -> [AssetRecord] {
-            records.map { record in
-                var record = record
-                record.delta = stats
-                record.deltaFallback = fallback
-                return record
-            }
-        }
-    }
-
-    /// A cached ZIP whose server said it takes byte ranges is refreshed by
-    /// delta, unless `--no-delta`; ``DeltaOutcome/notTried`` otherwise.
-    /// `conditional`: the copy may be revalidated (a 304 keeps it); not when
-    /// the manifest's pin refuses it, and it serves only as the delta's base.
+    /// The delta refresh of a cached ZIP whose server said it takes byte
+    /// ranges, unless `--no-delta`; nil when none applies (the body is then
+    /// fetched whole). Its base is the copy to revalidate (the tail is asked
+    /// conditionally: a 304 keeps the copy), else one the manifest's pin
+    /// refuses, which may still hold most of the pinned ZIP's bytes. Never
+    /// under a download limit, which admits and charges the body of one
+    /// request: the delta's range requests carry no allowance.
     func deltaRefresh(
-        _ item: AssetPlan.Item, _ cached: CachedCopy, conditional: Bool, engine: TransferEngine, into download: FileLocation
-    ) async -> DeltaOutcome {
-        let options = committer.options
-        guard options.delta, cached.ref.acceptsRanges == true, cached.ref.passedKinds.contains(.archive),
-              item.kinds.contains(.archive)
-        else { return .notTried }
-        let refresh = DeltaRefresh(
-            engine: engine, store: store, cached: cached, conditional: conditional, url: item.url, priority: item.priority, observer: observer,
-            pin: committer.integrity[item.url], maxAssetSize: options.transfer.maxAssetSize, maxEntries: options.archive.maxEntries)
-        return await refresh.run(into: download)
+        _ item: AssetPlan.Item, basis: FetchBasis, allowance: DownloadAllowance?, engine: TransferEngine
+    ) -> DeltaRefresh? {
+        let options = validator.options
+        guard allowance == nil, let base = basis.revalidating ?? basis.deltaBase,
+              options.delta, base.ref.acceptsRanges == true, base.ref.passedKinds.contains(.archive), item.kinds.contains(.archive)
+        else { return nil }
+        return DeltaRefresh(
+            engine: engine, store: store, cached: base, conditional: basis.revalidating != nil, url: item.url, priority: item.priority,
+            observer: observer, pin: validator.integrity[item.url], maxAssetSize: options.transfer.maxAssetSize,
+            maxEntries: options.archive.maxEntries)
     }
 }

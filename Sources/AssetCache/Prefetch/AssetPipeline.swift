@@ -12,6 +12,9 @@ import Glibc
 /// copy when the server fails transiently. A URL is fetched once, whatever kinds
 /// the messages use it as, and gives one record per kind: its bytes are checked
 /// as each kind, and a cached copy serves a kind only if it passed that kind's checks.
+///
+/// ``process(_:position:)`` reads as the stages, in this file's order: look up,
+/// admit, fetch the body, validate, commit.
 struct AssetPipeline: Sendable {
     let store: CacheStore
     let engine: TransferEngine?
@@ -19,7 +22,7 @@ struct AssetPipeline: Sendable {
     let validation: BlockingPool
     /// Disk: renames and flushes, in batches.
     let commits: GroupCommit
-    let committer: AssetCommit
+    let validator: AssetValidator
     let started: ContinuousClock.Instant
     let now: Double
     let observer: TransferObserver
@@ -31,30 +34,79 @@ struct AssetPipeline: Sendable {
     /// One record per kind of `item`, in its kinds' order. `position` is the
     /// item's in the plan: under a byte budget, assets claim it in that order.
     func process(_ item: AssetPlan.Item, position: Int) async -> [AssetRecord] {
-        var cached = CachedCopy(store: store, url: item.url)
-        // A copy the pin refuses may still hold most of the pinned ZIP's bytes.
+        let engine: TransferEngine
+        let basis: FetchBasis
+        switch lookUp(item) {
+        case .done(let records): return records
+        case .fetch(let found, let against):
+            engine = found
+            basis = against
+        }
+        let allowance: DownloadAllowance?
+        switch await admit(item, position: position, basis: basis, engine: engine) {
+        case .deferred(let records): return records
+        case .admitted(let granted): allowance = granted
+        }
+        switch await fetchBody(item, basis: basis, allowance: allowance, engine: engine) {
+        case .notModified(let revalidating, let result):
+            return await keepRevalidated(item, revalidating, by: result)
+        case .deferred(let reason, let attempts):
+            return deferred(item, reason, cached: basis.cached, attempts: attempts)
+        case .failed(let failure, let result, let delta):
+            return delta.stamped(on: failed(item, failure, result: result, cached: basis.cached))
+        case .body(let download, let result, let delta):
+            let checked = await validate(item, download: download, result: result, replacing: basis.cached)
+            return delta.stamped(on: await commit(item, checked, result: result))
+        }
+    }
+
+    // MARK: Look up
+
+    /// What the cache holds that a fetch goes against.
+    struct FetchBasis {
+        /// The URL's copy, for the kinds it serves: kept in use when the fetch
+        /// is deferred or fails transiently. Nil when absent, or refused by the pin.
+        var cached: CachedCopy?
+        /// `cached` when it was checked as every kind this run needs: its
+        /// validators are sent, and a 304 keeps it.
+        var revalidating: CachedCopy?
+        /// A copy the pin refuses: it may still hold most of the pinned ZIP's
+        /// bytes, for a delta to start from.
         var deltaBase: CachedCopy?
-        if let copy = cached, let pin = committer.integrity[item.url] {
+    }
+
+    enum Lookup {
+        /// Answered without a request: a copy in use, or a failure.
+        case done([AssetRecord])
+        /// To be fetched with the engine, against what the cache holds.
+        case fetch(TransferEngine, FetchBasis)
+    }
+
+    /// The integrity pin, then (offline, no engine) the cache alone, then freshness.
+    private func lookUp(_ item: AssetPlan.Item) -> Lookup {
+        var cached = CachedCopy(store: store, url: item.url)
+        var deltaBase: CachedCopy?
+        if let copy = cached, let pin = validator.integrity[item.url] {
             if let failure = copy.integrityFailure(pin: pin, url: item.url) {
                 // Not these bytes, whatever their freshness or a 304 says. With
                 // no network that is the answer; with one, the URL is fetched
                 // afresh (no validators: a 304 would only vouch for the bytes
                 // refused), and only bytes matching the pin replace the ref.
-                guard engine != nil else { return item.failed(failure, attempts: 0, finishedMs: elapsedMs()) }
+                guard engine != nil else { return .done(item.failed(failure, attempts: 0, finishedMs: elapsedMs())) }
                 deltaBase = copy
                 cached = nil
             } else if copy.kinds.isSuperset(of: item.kinds) {
                 // The publisher vouches for these very bytes: nothing to ask a server.
                 store.touchRef(for: item.url)
-                return records(item, engine == nil ? .cached : .fresh, copy)
+                return .done(records(item, engine == nil ? .cached : .fresh, copy))
             }
         }
         guard let engine else {
             guard let cached else {
-                return item.failed(AssetFailure(.offlineMiss, "\(item.url) is not in the cache"), attempts: 0, finishedMs: elapsedMs())
+                return .done(item.failed(AssetFailure(.offlineMiss, "\(item.url) is not in the cache"), attempts: 0, finishedMs: elapsedMs()))
             }
             store.touchRef(for: item.url)
-            return records(item, .cached, cached)
+            return .done(records(item, .cached, cached))
         }
         // A copy that was not checked as every kind this run needs is not
         // revalidated: a 304 would bring no bytes to check as the others. The URL
@@ -63,101 +115,118 @@ struct AssetPipeline: Sendable {
         let revalidating = cached.flatMap { $0.kinds.isSuperset(of: item.kinds) ? $0 : nil }
         if let revalidating, revalidating.isFresh(at: now) {
             store.touchRef(for: item.url)
-            return records(item, .fresh, revalidating)
+            return .done(records(item, .fresh, revalidating))
         }
+        return .fetch(engine, FetchBasis(cached: cached, revalidating: revalidating, deltaBase: deltaBase))
+    }
 
+    // MARK: Admit
+
+    enum Admission {
+        /// To be fetched within `allowance`; nil when no download limit applies.
+        case admitted(DownloadAllowance?)
+        /// Left for a later run by a download limit.
+        case deferred([AssetRecord])
+    }
+
+    /// Under `--max-download-bytes` or a metered link: the asset's size before
+    /// its body, then its turn in plan order to claim the budget.
+    private func admit(_ item: AssetPlan.Item, position: Int, basis: FetchBasis, engine: TransferEngine) async -> Admission {
         var allowance = downloadAllowance(for: item, position: position)
-        if let limits = allowance {
-            // The size the ref remembers (a revalidation may bring a new body of
-            // about that size), else what a HEAD says; asked before the turn, so
-            // the probes go out side by side.
-            let size = await sizeBeforeBody(of: item, cached: cached, allowance: limits, engine: engine)
-            await admission?.waitForTurn(position)
-            if let reason = allowance?.admit(bytes: size) {
-                admission?.settle(position)
-                return deferred(item, reason, cached: cached, attempts: 0)
-            }
-            // A new body's share is taken: the next asset need not wait for its
-            // head. A revalidation's waits: a 304 gives its share back.
-            if size != nil, cached == nil { admission?.settle(position) }
+        guard let limits = allowance else { return .admitted(nil) }
+        // The size the ref remembers (a revalidation may bring a new body of
+        // about that size), else what a HEAD says; asked before the turn, so
+        // the probes go out side by side.
+        let size = await sizeBeforeBody(of: item, cached: basis.cached, allowance: limits, engine: engine)
+        await admission?.waitForTurn(position)
+        if let reason = allowance?.admit(bytes: size) {
+            admission?.settle(position)
+            return .deferred(deferred(item, reason, cached: basis.cached, attempts: 0))
         }
+        // A new body's share is taken: the next asset need not wait for its
+        // head. A revalidation's waits: a 304 gives its share back.
+        if size != nil, basis.cached == nil { admission?.settle(position) }
+        return .admitted(allowance)
+    }
 
-        var download = store.temporaryFile("download")
+    // MARK: Fetch the body
+
+    enum BodyFetch {
+        /// A 304: the copy revalidated stays, its file untouched.
+        case notModified(CachedCopy, TransferResult)
+        /// Stopped by a download limit; its partial body kept for resume.
+        case deferred(DiscardReason, attempts: Int)
+        /// No body to check: the download (or its partial, for resume) is dealt with.
+        case failed(AssetFailure, TransferResult, DeltaSummary)
+        /// A body at `FileLocation`, to validate.
+        case body(FileLocation, TransferResult, DeltaSummary)
+    }
+
+    /// By delta when one applies (``deltaRefresh(_:basis:allowance:engine:)``),
+    /// which makes the full download itself if it gives way; else whole,
+    /// conditional on the copy revalidated, resuming a partial download.
+    private func fetchBody(
+        _ item: AssetPlan.Item, basis: FetchBasis, allowance: DownloadAllowance?, engine: TransferEngine
+    ) async -> BodyFetch {
+        let download = store.temporaryFile("download")
         // A cached copy is revalidated whole; only a download from scratch resumes a partial.
-        let resume = revalidating == nil ? store.takePartial(for: item.url, into: download) : nil
-        if revalidating != nil { store.dropPartial(for: item.url) }
-        var delta = DeltaNote()
-        var answered: TransferResult?
-        if let base = revalidating ?? deltaBase, allowance == nil {
-            switch await deltaRefresh(item, base, conditional: revalidating != nil, engine: engine, into: download) {
-            case .notTried:
-                break
-            case .answered(var answer, let body, let fallback, let stats):
-                answer.attempts = stats.requests
-                answered = answer
-                download = body
-                delta = DeltaNote(stats: fallback == nil ? nil : stats, fallback: fallback)
-            case .rebuilt(let rebuilt, let result, let stats):
-                answered = result
-                download = rebuilt
-                delta = DeltaNote(stats: stats, fallback: nil)
-            case .fallback(let reason, let stats):
-                delta = DeltaNote(stats: stats, fallback: reason)
-            }
-        }
-        var answer: TransferResult
-        if let answered {
-            answer = answered
+        let resume = basis.revalidating == nil ? store.takePartial(for: item.url, into: download) : nil
+        if basis.revalidating != nil { store.dropPartial(for: item.url) }
+        var request = TransferRequest(
+            url: item.url.string, location: download, priority: item.priority,
+            headers: basis.revalidating?.conditionalHeaders ?? [], resume: resume)
+        request.observer = observer
+        request.allowance = allowance
+        let answer: FetchAnswer
+        if let refresh = deltaRefresh(item, basis: basis, allowance: allowance, engine: engine) {
+            answer = await refresh.fetch(orWhole: request)
         } else {
-            var request = TransferRequest(
-                url: item.url.string, location: download, priority: item.priority,
-                headers: revalidating?.conditionalHeaders ?? [], resume: resume)
-            request.observer = observer
-            request.allowance = allowance
-            answer = await engine.fetch(request)
-            // A fallback's requests are the delta's and this one's.
-            answer.attempts += delta.stats?.requests ?? 0
+            answer = FetchAnswer(result: await engine.fetch(request), body: download)
         }
-        let result = answer
-
-        if let revalidating, result.status == 304 {
+        let (result, body) = (answer.result, answer.body)
+        if let revalidating = basis.revalidating, result.status == 304 {
             // Usually there is no file: a 304 has no body. Looking first spares an
             // unlink that would take tmp/'s lock from the commits renaming out of it.
-            if download.directory.status(download.name) != nil { download.directory.unlink(download.name) }
-            let ref = revalidating.revalidated(by: result.headers, at: now)
-            if ref.onlyFetchTimeDiffers(from: revalidating.ref) {
-                // Nothing the next run reads would change: without a freshness
-                // lifetime the time of the fetch is never consulted. Only the LRU
-                // clock moves, as for a fresh copy.
-                store.touchRef(for: item.url)
-                return records(item, .revalidated, revalidating, attempts: result.attempts)
-            }
-            let written = await commits.commit(PendingCommit(url: item.url, sha256: ref.object, ref: ref), isUrgent: item.isUrgent)
-            if case .failure(let error) = written {
-                return item.failed(AssetFailure(.storage, error.description), attempts: result.attempts, finishedMs: elapsedMs())
-            }
-            return records(item, .revalidated, revalidating, attempts: result.attempts)
+            if body.directory.status(body.name) != nil { body.directory.unlink(body.name) }
+            return .notModified(revalidating, result)
         }
         if let failure = result.failure {
             if let resumable = result.resumable {
-                store.savePartial(download, for: item.url, resume: resumable)
+                store.savePartial(body, for: item.url, resume: resumable)
             } else {
-                download.directory.unlink(download.name)
+                body.directory.unlink(body.name)
             }
-            if let reason = result.deferral { return deferred(item, reason, cached: cached, attempts: result.attempts) }
-            return delta.note(on: failed(item, failure, result: result, cached: cached))
+            if let reason = result.deferral { return .deferred(reason, attempts: result.attempts) }
+            return .failed(failure, result, answer.delta)
         }
-        // The tree the new ZIP may link unchanged files from: the one it replaces.
+        return .body(body, result, answer.delta)
+    }
+
+    // MARK: Validate
+
+    /// The body checked as each kind, on the validation pool. `replacing`: the
+    /// URL's cached copy, whose tree the new ZIP may link unchanged files from.
+    private func validate(
+        _ item: AssetPlan.Item, download: FileLocation, result: TransferResult, replacing cached: CachedCopy?
+    ) async -> AssetValidator.Checked {
         let previous = cached?.path(as: .archive) != nil ? cached?.ref.object : nil
-        let checked = await validation.run { [committer, download] in committer.validate(item, download: download, result: result, previous: previous) }
-        var committed: Result<Validated, AssetFailure>?
+        return await validation.run { [validator, download] in
+            validator.validate(item, download: download, result: result, previous: previous)
+        }
+    }
+
+    // MARK: Commit
+
+    /// What passed, made durable and visible by the group commit; a record per
+    /// kind: downloaded, or why it failed its checks or the commit.
+    private func commit(_ item: AssetPlan.Item, _ checked: AssetValidator.Checked, result: TransferResult) async -> [AssetRecord] {
+        var committed: Result<AssetValidator.Validated, AssetFailure>?
         if let valid = checked.valid {
-            let entry = committer.pending(valid)
-            let written = await commits.commit(entry, isUrgent: item.isUrgent)
+            let written = await commits.commit(validator.commitEntry(for: valid), isUrgent: item.isUrgent)
             committed = written.map { valid }.mapError { AssetFailure(.storage, $0.description) }
         }
         let finished = elapsedMs()
-        return delta.note(on: item.kinds.map { kind in
+        return item.kinds.map { kind in
             if let failure = checked.failures[kind] {
                 return .failed(item.url, kind, failure, attempts: result.attempts, finishedMs: finished)
             }
@@ -165,7 +234,7 @@ struct AssetPipeline: Sendable {
             case .success(let valid)?:
                 var record = AssetRecord(
                     url: item.url, kind: kind, outcome: .downloaded, sha256: result.sha256, bytes: result.bytes,
-                    path: committer.localPath(valid, as: kind), attempts: result.attempts, failure: nil, finishedMs: finished)
+                    path: validator.localPath(valid, as: kind), attempts: result.attempts, failure: nil, finishedMs: finished)
                 if kind == .archive { record.unpack = valid.unpack }
                 return record
             case .failure(let failure)?:
@@ -173,10 +242,27 @@ struct AssetPipeline: Sendable {
             case nil:
                 preconditionFailure("validate gives every kind that did not pass its failure, and commits follow a pass")
             }
-        })
+        }
     }
 
-    typealias Validated = AssetCommit.Validated
+    /// A copy a 304 revalidated: its ref rewritten with the new headers, unless
+    /// nothing the next run reads would change.
+    private func keepRevalidated(_ item: AssetPlan.Item, _ revalidating: CachedCopy, by result: TransferResult) async -> [AssetRecord] {
+        let ref = revalidating.revalidated(by: result.headers, at: now)
+        if ref.onlyFetchTimeDiffers(from: revalidating.ref) {
+            // Without a freshness lifetime the time of the fetch is never
+            // consulted. Only the LRU clock moves, as for a fresh copy.
+            store.touchRef(for: item.url)
+            return records(item, .revalidated, revalidating, attempts: result.attempts)
+        }
+        let written = await commits.commit(PendingCommit(url: item.url, sha256: ref.object, ref: ref), isUrgent: item.isUrgent)
+        if case .failure(let error) = written {
+            return item.failed(AssetFailure(.storage, error.description), attempts: result.attempts, finishedMs: elapsedMs())
+        }
+        return records(item, .revalidated, revalidating, attempts: result.attempts)
+    }
+
+    // MARK: Records
 
     /// A transient failure keeps the cached copy in use (`stale`) for the kinds
     /// it serves; a 404 or 410 says the asset is gone, so its ref is dropped.
@@ -190,15 +276,6 @@ struct AssetPipeline: Sendable {
             }
         }
         return item.failed(failure, attempts: result.attempts, finishedMs: elapsedMs())
-    }
-
-    /// What a download limit allows this asset: nil when none applies to it.
-    private func downloadAllowance(for item: AssetPlan.Item, position: Int) -> DownloadAllowance? {
-        let cap = meteredLink.flatMap { $0.isMetered && !item.isUrgent ? $0.maxAssetBytes : nil }
-        guard budget != nil || cap != nil else { return nil }
-        var headKnown: (@Sendable () -> Void)?
-        if let admission { headKnown = { admission.settle(position) } }
-        return DownloadAllowance(budget: budget, maxAssetBytes: cap, headKnown: headKnown)
     }
 
     /// Left for a later run by `reason`: a cached copy stays in use as it is,

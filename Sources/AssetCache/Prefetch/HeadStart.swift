@@ -1,5 +1,8 @@
 import Synchronization
 
+/// Holds the non-urgent assets back while the urgent ones go first (`run
+/// --head-start`, ``PrefetchOptions/urgentHeadStart``).
+///
 /// Session-start and push-click assets race the user (docs/limits.md), and jumping
 /// the transfer queue is not enough: the other assets' pipelines, started at the
 /// same moment, take the CPU the urgent ones need to arrive, decode and commit.

@@ -63,7 +63,6 @@ public final class Prefetcher: Sendable {
     public func run(_ manifest: Manifest) async throws(StoreError) -> PrefetchReport {
         let started = ContinuousClock.now
         let now = options.now ?? Date().timeIntervalSince1970
-        let logger = options.logger
         // First, so that its started_at is the clock ready_ms counts from.
         store.markRunStarted()
         defer {
@@ -71,22 +70,14 @@ public final class Prefetcher: Sendable {
             // However the run ends, thrown out included: a caller awaits the end.
             endDecisions()
         }
-        // Lease files for objects an older release stored, before anything
-        // here may remove one (docs/cache-format.md#leases).
-        store.tendLeases()
-        // First, so that what it finds damaged is fetched again by this run.
-        let scrub = options.scrub.isOff ? nil : store.scrub(options.scrub, now: Date().timeIntervalSince1970)
+        let scrub = prepareStore()
         let plan = AssetPlan(manifest: manifest, now: now)
-        for warning in manifest.warnings { logger.warning("\(warning)") }
-        logger.info("\(options.offline ? "looking up" : "prefetching") \(plan.fetch.count) assets of \(manifest.actions.count) messages in \(store.root)")
+        for warning in manifest.warnings { options.logger.warning("\(warning)") }
+        options.logger.info(
+            "\(options.offline ? "looking up" : "prefetching") \(plan.fetch.count) assets of \(manifest.actions.count) messages in \(store.root)")
+
         let (engine, engineFailure) = startEngine()
         defer { engine?.shutdown() }
-        let stoppedEarly = control.withLock { state in
-            state.engine = engine
-            return state.stopReason
-        }
-        if let stoppedEarly { engine?.cancelAll(reason: stoppedEarly) }
-        let committer = AssetCommit(store: store, options: options, integrity: manifest.integrity, now: now)
         let validation = BlockingPool(width: options.validationWorkers, name: "validation")
         let commitPool = BlockingPool(width: options.commitWorkers, name: "commit")
         defer {
@@ -99,21 +90,84 @@ public final class Prefetcher: Sendable {
             method: options.flushMethod, observer: options.durabilityObserver)
         let index = runningIndex(manifest, plan: plan, scrub: scrub, now: now, pool: commitPool)
         await index.start()
-        let observer = TransferObserver(logger: logger)
+        let pipeline = makePipeline(
+            manifest, engine: engine, validation: validation, commits: commits, started: started, now: now)
+
+        let records = await fetchAll(plan, pipeline: pipeline, index: index, engineFailure: engineFailure)
+        try await commits.close()
+        await index.settle()
+
+        var report = makeReport(manifest, plan: plan, records: records, pipeline: pipeline, scrub: scrub, now: now)
+        report.garbageCollection = try evictAndRecord(report, plan: plan, keeping: await index.undecidedObjects())
+        // Last: after the eviction, so that it names only what stays.
+        try await finish(index)
+        return report
+    }
+
+    // MARK: Preparing the store
+
+    /// Before any asset: lease files for objects an older release stored,
+    /// before anything here may remove one (docs/cache-format.md#leases); then
+    /// the scrub, so that what it finds damaged is fetched again by this run.
+    private func prepareStore() -> ScrubResult? {
+        store.tendLeases()
+        return options.scrub.isOff ? nil : store.scrub(options.scrub, now: Date().timeIntervalSince1970)
+    }
+
+    /// The stages every asset goes through, with the run's limits.
+    private func makePipeline(
+        _ manifest: Manifest, engine: TransferEngine?, validation: BlockingPool, commits: GroupCommit,
+        started: ContinuousClock.Instant, now: Double
+    ) -> AssetPipeline {
+        let validator = AssetValidator(store: store, options: options, integrity: manifest.integrity, now: now)
+        let observer = TransferObserver(logger: options.logger)
         // No limits offline: nothing is downloaded.
         let budget = engine == nil ? nil : options.maxDownloadBytes.map(ByteBudget.init(limit:))
-        let pipeline = AssetPipeline(
+        return AssetPipeline(
             store: store, engine: engine, validation: validation, commits: commits,
-            committer: committer, started: started, now: now, observer: observer,
+            validator: validator, started: started, now: now, observer: observer,
             budget: budget, admission: budget.map { _ in AdmissionOrder() }, meteredLink: engine == nil ? nil : options.meteredLink)
+    }
+
+    // MARK: Fetching everything
+
+    /// Every asset of the plan through the pipeline, urgent ones first
+    /// (``HeadStart``); their records in plan order.
+    private func fetchAll(
+        _ plan: AssetPlan, pipeline: AssetPipeline, index: RunningIndex, engineFailure: AssetFailure?
+    ) async -> [AssetRecord] {
         let progress = options.progress.map {
-            ProgressReporter(total: plan.fetchedRecords, observer: observer, started: started, callback: $0)
+            ProgressReporter(total: plan.fetchedRecords, observer: pipeline.observer, started: pipeline.started, callback: $0)
         }
         progress?.begin()
         let ticker = progress.map { reporter in Task { await reporter.tick() } }
         defer { ticker?.cancel() }
-
+        let urgent = plan.fetch.count(where: \.isUrgent)
+        let headStart = HeadStart(urgent: options.urgentHeadStart > .zero ? urgent : 0)
+        let timer = Task { [limit = options.urgentHeadStart] in
+            try? await Task.sleep(for: limit)
+            headStart.open()
+        }
+        defer { timer.cancel() }
         var records = RecordsInPlanOrder(capacity: plan.fetchedRecords + plan.skipped.count)
+        await fetchInWindow(plan, pipeline: pipeline, headStart: headStart, engineFailure: engineFailure) { position, itemRecords in
+            await index.take(itemRecords, at: position, stopping: isStopping)
+            for (offset, record) in itemRecords.enumerated() {
+                Self.log(record, to: options.logger)
+                progress?.finished(record)
+                records.append(record, position: position + offset)
+            }
+        }
+        return records.ordered()
+    }
+
+    /// A bounded window of assets in progress, fed in plan order (which is
+    /// priority order): memory follows the concurrency, not the manifest.
+    /// `take`: each asset's records as it ends, with where they start in the report.
+    private func fetchInWindow(
+        _ plan: AssetPlan, pipeline: AssetPipeline, headStart: HeadStart, engineFailure: AssetFailure?,
+        take: (_ position: Int, _ records: [AssetRecord]) async -> Void
+    ) async {
         // Where each item's records start in the report: an item has one per kind.
         var firstRecord: [Int] = []
         firstRecord.reserveCapacity(plan.fetch.count)
@@ -122,64 +176,60 @@ public final class Prefetcher: Sendable {
             firstRecord.append(recordCount)
             recordCount += item.kinds.count
         }
-        let urgent = plan.fetch.count(where: \.isUrgent)
-        let headStart = HeadStart(urgent: options.urgentHeadStart > .zero ? urgent : 0)
-        let timer = Task { [limit = options.urgentHeadStart] in
-            try? await Task.sleep(for: limit)
-            headStart.open()
-        }
-        // A bounded window of assets in progress, fed in plan order (which is
-        // priority order): memory follows the concurrency, not the manifest.
         await withTaskGroup(of: (Int, [AssetRecord]).self) { group in
             var next = plan.fetch.enumerated().makeIterator()
             func startNext() {
                 guard let (index, item) = next.next() else { return }
                 let position = firstRecord[index]
                 group.addTask {
-                    if let engineFailure {
-                        await commits.leave(isUrgent: item.isUrgent)
-                        pipeline.admission?.settle(index)
-                        return (position, item.failed(engineFailure, attempts: 0, finishedMs: pipeline.elapsedMs()))
-                    }
-                    if !item.isUrgent { await headStart.wait() }
-                    let itemRecords = await pipeline.process(item, position: index)
-                    // However it ended: the next asset may claim the budget.
-                    pipeline.admission?.settle(index)
-                    if item.isUrgent { headStart.urgentFinished() }
-                    await commits.leave(isUrgent: item.isUrgent)
-                    return (position, itemRecords)
+                    (position, await Self.fetch(item, at: index, pipeline: pipeline, headStart: headStart, engineFailure: engineFailure))
                 }
             }
             for _ in 0..<options.pipelineWindow { startNext() }
             while let (position, itemRecords) = await group.next() {
-                await index.take(itemRecords, at: position, stopping: isStopping)
-                for (offset, record) in itemRecords.enumerated() {
-                    Self.log(record, to: logger)
-                    progress?.finished(record)
-                    records.append(record, position: position + offset)
-                }
+                await take(position, itemRecords)
                 startNext()
             }
         }
-        ticker?.cancel()
-        timer.cancel()
-        try await commits.close()
-        await index.settle()
+    }
+
+    /// One asset, the `index`th of the plan, through the pipeline, once the
+    /// urgent ones have had their head start if it is not one of them.
+    private static func fetch(
+        _ item: AssetPlan.Item, at index: Int, pipeline: AssetPipeline, headStart: HeadStart, engineFailure: AssetFailure?
+    ) async -> [AssetRecord] {
+        if let engineFailure {
+            await pipeline.commits.leave(isUrgent: item.isUrgent)
+            pipeline.admission?.settle(index)
+            return item.failed(engineFailure, attempts: 0, finishedMs: pipeline.elapsedMs())
+        }
+        if !item.isUrgent { await headStart.wait() }
+        let itemRecords = await pipeline.process(item, position: index)
+        // However it ended: the next asset may claim the budget.
+        pipeline.admission?.settle(index)
+        if item.isUrgent { headStart.urgentFinished() }
+        await pipeline.commits.leave(isUrgent: item.isUrgent)
+        return itemRecords
+    }
+
+    // MARK: The report, eviction and readiness
+
+    /// The run's report, from its records and what the engine and the limits saw.
+    private func makeReport(
+        _ manifest: Manifest, plan: AssetPlan, records: [AssetRecord], pipeline: AssetPipeline, scrub: ScrubResult?, now: Double
+    ) -> PrefetchReport {
         var report = PrefetchReport(
-            manifest: manifest, plan: plan, fetched: records.ordered(), now: now, cacheDirectory: store.root,
+            manifest: manifest, plan: plan, fetched: records, now: now, cacheDirectory: store.root,
             durationMs: pipeline.elapsedMs() + Int(options.manifestFetch / .milliseconds(1)))
-        report.downloadedBytes = observer.receivedBytes
-        report.connections = engine?.connectionsOpened ?? 0
-        report.byteBudget = budget.map { PrefetchReport.ByteBudgetUse(maxDownloadBytes: $0.limit) }
+        report.downloadedBytes = pipeline.observer.receivedBytes
+        report.connections = pipeline.engine?.connectionsOpened ?? 0
+        report.byteBudget = pipeline.budget.map { PrefetchReport.ByteBudgetUse(maxDownloadBytes: $0.limit) }
         report.meteredLink = pipeline.meteredLink
-        report.link = engine?.linkOutages
+        report.link = pipeline.engine?.linkOutages
         report.scrub = scrub
         report.manifestOrigin = manifest.origin
         // At the default level: a server down must not pass for a quiet run.
-        report.logStaleHosts(to: logger, now: Date().timeIntervalSince1970)
-        report.garbageCollection = try remember(report, plan: plan, keeping: await index.undecidedObjects())
-        // Last: after the eviction, so that it names only what stays.
-        try await finish(index)
+        report.logStaleHosts(to: options.logger, now: Date().timeIntervalSince1970)
         return report
     }
 
@@ -214,7 +264,7 @@ public final class Prefetcher: Sendable {
     /// Evicts down to the budget, keeping everything this manifest needs, and
     /// records the run for `status` and for the next `gc`.
     /// `keeping`: objects the index still names for messages a stopped run did not decide.
-    private func remember(_ report: PrefetchReport, plan: AssetPlan, keeping: Set<String>) throws(StoreError) -> GarbageCollection {
+    private func evictAndRecord(_ report: PrefetchReport, plan: AssetPlan, keeping: Set<String>) throws(StoreError) -> GarbageCollection {
         var state = store.readState()
         if let budget = options.budget { state.budget = budget }
         let needed = plan.fetch.map { store.refName(for: $0.url) }
@@ -233,9 +283,21 @@ public final class Prefetcher: Sendable {
 }
 
 extension Prefetcher {
+    /// The run's engine, where ``stop(reason:)`` finds it; cancelled at once
+    /// if the run was stopped before it started.
+    private func startEngine() -> (TransferEngine?, AssetFailure?) {
+        let (engine, failure) = makeEngine()
+        let stoppedEarly = control.withLock { state in
+            state.engine = engine
+            return state.stopReason
+        }
+        if let stoppedEarly { engine?.cancelAll(reason: stoppedEarly) }
+        return (engine, failure)
+    }
+
     /// No engine offline. One that cannot start fails every asset with the
     /// reason, as any transfer failure would, rather than failing the run.
-    private func startEngine() -> (TransferEngine?, AssetFailure?) {
+    private func makeEngine() -> (TransferEngine?, AssetFailure?) {
         guard !options.offline else { return (nil, nil) }
         do {
             return (try TransferEngine(limits: options.transfer), nil)
@@ -271,41 +333,5 @@ extension GarbageCollection {
                 "evicted \(evictedRefs) refs, removed \(removedObjects) objects and \(removedTrees) trees; \(bytesAfter) of \(budget) bytes in use",
                 metadata: ["evicted": "\(evictedRefs)", "bytes.before": "\(bytesBefore)", "bytes.after": "\(bytesAfter)"])
         }
-    }
-}
-
-/// Readiness from the cache alone, for `plan`: no network, no lock, no writes.
-public enum Planner {
-    public static func plan(
-        _ manifest: Manifest, store: CacheStore?, cacheDirectory: String, now: Double? = nil
-    ) -> PrefetchReport {
-        let started = ContinuousClock.now
-        let now = now ?? Date().timeIntervalSince1970
-        let plan = AssetPlan(manifest: manifest, now: now)
-        var records: [AssetRecord] = []
-        records.reserveCapacity(plan.fetchedRecords + plan.skipped.count)
-        let urls = plan.fetch.map(\.url)
-        let copies = store.map { CachedCopy.all(store: $0, urls: urls) }
-        for (index, item) in plan.fetch.enumerated() {
-            guard let copy = copies?[index] else {
-                records += item.failed(AssetFailure(.offlineMiss, "\(item.url) is not in the cache"), attempts: 0, finishedMs: 0)
-                continue
-            }
-            // As readiness at display time judges it (CacheStore.cachedState), kind by kind.
-            for kind in item.kinds {
-                switch copy.state(as: kind, url: item.url, pin: manifest.integrity[item.url]) {
-                case .success(let path):
-                    records.append(AssetRecord(
-                        url: item.url, kind: kind, outcome: .cached, sha256: copy.ref.object, bytes: copy.ref.bytes,
-                        path: path, attempts: 0, failure: nil, finishedMs: 0))
-                case .failure(let failure):
-                    records.append(.failed(item.url, kind, failure, attempts: 0, finishedMs: 0))
-                }
-            }
-        }
-        let elapsed = ContinuousClock.now - started
-        return PrefetchReport(
-            manifest: manifest, plan: plan, fetched: records, now: now, cacheDirectory: cacheDirectory,
-            durationMs: Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000))
     }
 }

@@ -61,13 +61,45 @@ struct CommitBatch: Sendable {
     /// Steps 2 to 5: what became of each entry, in order. A failed entry leaves
     /// nothing behind in `tmp/`; a failed flush fails every entry of the batch.
     func run(_ staged: [StagedCommit]) -> [Result<Void, StoreError>] {
-        var failures = staged.map(\.failure)
-        var moves: [Move] = []
-        var claimed: Set<String> = []
-        var present: [String: Directory] = [:]
+        let planned = plannedMoves(staged)
+        var moves = planned.moves
         var published: Set<Int> = []
         defer { removeLeftovers(staged, moves: moves, published: published) }
 
+        // 2. One flush for the data. An object or tree another commit renamed
+        // into place may not have its name durable yet: its shard is flushed too.
+        let refFiles = staged.compactMap { $0.failure == nil ? $0.refTemporary : nil }.map { FileLocation(store.tmp, $0) }
+        do throws(FileSystem.Failure) {
+            try flush.flushData(
+                files: moves.filter { !$0.isTree }.map(\.from) + refFiles,
+                trees: moves.filter(\.isTree).map(\.from),
+                directories: withParents(planned.present))
+        } catch {
+            return staged.map { _ in .failure(.io(error.description)) }
+        }
+
+        // 3. Renames.
+        let renamed = rename(&moves)
+
+        // 4. One flush for the names: the shards', then objects/ and trees/,
+        // which hold any shard made since the last flush.
+        do throws(FileSystem.Failure) {
+            try flush.flushNames(in: withParents(renamed.into))
+        } catch {
+            return staged.map { _ in .failure(.io(error.description)) }
+        }
+
+        // 5. Refs.
+        return publishRefs(staged, failed: renamed.failed, published: &published)
+    }
+
+    /// The objects and trees to rename into their shards, each once (two URLs
+    /// with the same bytes share one move), and the shards that hold one
+    /// already (another commit's, whose name may not be durable yet).
+    private func plannedMoves(_ staged: [StagedCommit]) -> (moves: [Move], present: [String: Directory]) {
+        var moves: [Move] = []
+        var claimed: Set<String> = []
+        var present: [String: Directory] = [:]
         for item in staged where item.failure == nil {
             let entry = item.entry
             if let download = entry.download, let shard = item.objectShard {
@@ -91,20 +123,12 @@ struct CommitBatch: Sendable {
                 }
             }
         }
+        return (moves, present)
+    }
 
-        // 2. One flush for the data. An object or tree another commit renamed
-        // into place may not have its name durable yet: its shard is flushed too.
-        let refFiles = staged.compactMap { $0.failure == nil ? $0.refTemporary : nil }.map { FileLocation(store.tmp, $0) }
-        do throws(FileSystem.Failure) {
-            try flush.flushData(
-                files: moves.filter { !$0.isTree }.map(\.from) + refFiles,
-                trees: moves.filter(\.isTree).map(\.from),
-                directories: withParents(present))
-        } catch {
-            return staged.map { _ in .failure(.io(error.description)) }
-        }
-
-        // 3. Renames.
+    /// Step 3: each move renamed into its shard, marked done. `into`: the
+    /// shards renamed into; `failed`: why a destination was not, by its path.
+    private func rename(_ moves: inout [Move]) -> (into: [String: Directory], failed: [String: String]) {
         var renamedInto: [String: Directory] = [:]
         var failed: [String: String] = [:]
         for index in moves.indices {
@@ -121,17 +145,16 @@ struct CommitBatch: Sendable {
                 failed[move.destination] = error.description
             }
         }
+        return (renamedInto, failed)
+    }
 
-        // 4. One flush for the names: the shards', then objects/ and trees/,
-        // which hold any shard made since the last flush.
-        do throws(FileSystem.Failure) {
-            try flush.flushNames(in: withParents(renamedInto))
-        } catch {
-            return staged.map { _ in .failure(.io(error.description)) }
-        }
-
-        // 5. Refs, only for entries whose object and tree are in place (two URLs
-        // with the same bytes share one move, and its failure fails both).
+    /// Step 5: refs, only for entries whose object and tree are in place (two
+    /// URLs with the same bytes share one move, and its failure fails both).
+    /// `published`: the entries whose ref was renamed into `refs/`.
+    private func publishRefs(
+        _ staged: [StagedCommit], failed: [String: String], published: inout Set<Int>
+    ) -> [Result<Void, StoreError>] {
+        var failures = staged.map(\.failure)
         for (index, item) in staged.enumerated() {
             let entry = item.entry
             let object = entry.download.flatMap { _ in failed[store.objectPath(entry.sha256)] }

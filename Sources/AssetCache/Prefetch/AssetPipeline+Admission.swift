@@ -1,4 +1,16 @@
+/// What a download limit (`--max-download-bytes`, a metered link) needs of an
+/// asset before the pipeline admits it (its admit stage): the allowance
+/// its transfer may use, and its size before any of its body is on the wire.
 extension AssetPipeline {
+    /// What a download limit allows this asset: nil when none applies to it.
+    func downloadAllowance(for item: AssetPlan.Item, position: Int) -> DownloadAllowance? {
+        let cap = meteredLink.flatMap { $0.isMetered && !item.isUrgent ? $0.maxAssetBytes : nil }
+        guard budget != nil || cap != nil else { return nil }
+        var headKnown: (@Sendable () -> Void)?
+        if let admission { headKnown = { admission.settle(position) } }
+        return DownloadAllowance(budget: budget, maxAssetBytes: cap, headKnown: headKnown)
+    }
+
     /// The size of an asset a download limit applies to, learnt before any of
     /// its body is on the wire. A body refused when its response head arrives
     /// has already crossed the link by then, a round trip's worth of it (on an

@@ -2,11 +2,12 @@
 import Glibc
 #endif
 
-/// Validation and commit of one downloaded body: integrity, image or archive checks,
-/// then the object (and its unpacked tree) into the store and, last, the ref.
-/// Validation is CPU work for the validation pool; the commit is the group
-/// commit's (``GroupCommit``).
-struct AssetCommit {
+/// Validation of one downloaded body: integrity, then image or archive checks
+/// (a ZIP unpacked into `tmp/`), kind by kind. Validation is CPU work for the
+/// validation pool. What passed becomes the entry (``commitEntry(for:)``) that
+/// the group commit (``GroupCommit``) makes durable and visible: the object, its
+/// unpacked tree and, last, the ref.
+struct AssetValidator {
     let store: CacheStore
     let options: PrefetchOptions
     let integrity: [AssetURL: [UInt8]]
@@ -132,7 +133,7 @@ struct AssetCommit {
     /// The entry for the group commit; no ref for a `no-store` response, whose
     /// bytes serve this session only: the next `gc` sweeps them and the next run
     /// fetches again.
-    func pending(_ validated: Validated) -> PendingCommit {
+    func commitEntry(for validated: Validated) -> PendingCommit {
         let item = validated.item
         let result = validated.result
         let freshness = Freshness(headers: result.headers, receivedAt: now)
