@@ -110,7 +110,7 @@ public final class Prefetcher: Sendable {
     /// before anything here may remove one (docs/cache-format.md#leases); then
     /// the scrub, so that what it finds damaged is fetched again by this run.
     private func prepareStore() -> ScrubResult? {
-        store.tendLeases()
+        store.reconcileLeaseFiles()
         return options.scrub.isOff ? nil : store.scrub(options.scrub, now: Date().timeIntervalSince1970)
     }
 

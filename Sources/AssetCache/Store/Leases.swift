@@ -132,11 +132,6 @@ extension CacheStore {
         }
     }
 
-    /// The former name of ``reconcileLeaseFiles()``, which `Prefetcher.run`
-    /// still calls: that file is being restructured (issue 39, point 1), and
-    /// the call moves to the new name there; then this goes.
-    package func tendLeases() { reconcileLeaseFiles() }
-
     /// Whether the lease file of `sha256` is an empty regular file, as a
     /// writer makes it; the kind of entry it is otherwise, for `verify`.
     func leaseFileProblem(_ name: String, in shard: Directory) -> String? {
