@@ -61,6 +61,7 @@ test-unit:
 test-docs: deps python-deps
 	$(SWIFT) build
 	python3 scripts/doc-links.py
+	python3 scripts/function-lengths.py
 	python3 scripts/schema-check.py --bin "$$($(SWIFT) build --show-bin-path)"
 	python3 scripts/doc-examples.py --bin "$$($(SWIFT) build --show-bin-path)"
 

@@ -55,19 +55,6 @@ extension CacheStore {
         }
     }
 
-    package func readRef(for url: AssetURL) -> AssetRef? {
-        readRef(named: refName(for: url))
-    }
-
-    /// A ref read without following a link; nil when absent or unreadable.
-    func readRef(named name: String) -> AssetRef? {
-        guard let bytes = refs.contents(of: name) else {
-            noteLink(name, in: refs, where: "a ref")
-            return nil
-        }
-        return AssetRef(json: bytes)
-    }
-
     /// The rename is the commit; syncing the shard makes it survive power loss.
     /// Here every object, tree file and directory is synced on its own, which is
     /// right for the one manifest a run fetches; a run's assets are committed in
@@ -75,28 +62,5 @@ extension CacheStore {
     private func moveIntoShard(_ temporary: FileLocation, _ shard: Directory, as name: String) throws(FileSystem.Failure) {
         try temporary.directory.rename(temporary.name, to: shard, as: name)
         try shard.sync()
-    }
-}
-
-extension CacheStore {
-    /// Whether the tree of `sha256` is in `shard`. Anything else under its name
-    /// (a link, a file) is removed as itself, never followed, and logged.
-    func treeIsPresent(_ sha256: String, in shard: Directory) -> Bool {
-        if let info = shard.status(sha256), info.st_mode & S_IFMT != S_IFDIR {
-            logger.warning("removed \(shard.path(of: sha256)): not a directory where the cache keeps a tree; it was not followed")
-            shard.unlink(sha256)
-        }
-        return shard.isDirectory(sha256)
-    }
-
-    /// The ref's mtime is the LRU clock (as in Bazel's disk cache): a run touches
-    /// every ref it uses.
-    package func touchRef(for url: AssetURL) {
-        refs.touch(refName(for: url))
-    }
-
-    /// The server said the asset is gone; its object stays until `gc` sweeps it.
-    package func dropRef(for url: AssetURL) {
-        refs.unlink(refName(for: url))
     }
 }
