@@ -142,6 +142,38 @@ import Glibc
         try await setup.server.stop()
     }
 
+    /// The last row of docs/cache-format.md's "What keeps an object": a
+    /// stopped run's own eviction keeps the object its index still names for a
+    /// message it did not decide, though no ref of its manifest names it any
+    /// more — the object, not the ref. `gc` never sees this root, so
+    /// CacheRootsTests cannot check it.
+    @Test func aStoppedRunsOwnEvictionKeepsWhatItsIndexStillNames() async throws {
+        let setup = try await Setup.make()
+        let first = try setup.manifest("first.json", later: "img/gray.png")
+        #expect(try await setup.prefetch(["run", first]).status == 0)
+        let shown = try await setup.prefetch(["ready", "later"])
+        let path = try #require(Self.line(shown).dropFirst(2).first, "\(shown.stdoutText)")
+        // `later` moves to a URL that answers in an hour: the old URL is in no
+        // manifest now, and --budget 0 evicts every ref no root keeps.
+        let second = try setup.manifest("second.json", later: "img/gray.png?delay_ms=3600000")
+        let run = try RunningCommand([
+            "run", second, "--cache-dir", setup.cache, "--retries", "0", "--stall-timeout", "0", "--max-time", "0",
+            "--budget", "0", "--log-level", "debug",
+        ])
+        #expect(await run.stderrContains("img/rgb.png?cache_control=max-age%3D0: revalidated"))
+        run.signal(SIGTERM)
+        #expect(await run.wait().status == 143)
+
+        let after = try await setup.prefetch(["ready", "later"])
+        #expect(after.status == 0 && Self.line(after) == ["later", "ready", path], "\(after.stdoutText)")
+        #expect(FileManager.default.fileExists(atPath: path))
+        let listing = try await setup.prefetch(["ls", "--json"]).jsonObject()
+        let objects = try #require(listing["objects"] as? [[String: Any]])
+        let kept = try #require(objects.first { path.hasSuffix("/\($0["sha256"] as? String ?? "-")") }, "\(objects)")
+        #expect((kept["urls"] as? [String])?.isEmpty == true, "\(kept)")
+        try await setup.server.stop()
+    }
+
     @Test func aWarmRunThatChangesNoVerdictLeavesTheIndexUntouched() async throws {
         let setup = try await Setup.make()
         let manifest = try setup.manifest("m.json", later: "img/gray.png?cache_control=max-age%3D0")
