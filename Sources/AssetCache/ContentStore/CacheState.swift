@@ -66,11 +66,15 @@ extension CacheStore {
     }
 
     /// A run used the stored copy of a manifest URL (`refs`: its ref and its
-    /// signature's): it goes first among the pinned ones, and its last use moves.
-    package func rememberManifest(refs: [String]) throws(StoreError) {
-        for name in refs { self.refs.touch(name) }
+    /// signature's): it goes first among the pinned ones, and its last use moves
+    /// (to within a granule, as an asset's). state.json is rewritten only when
+    /// that order changes: a device that runs one URL writes it once.
+    package func rememberManifest(refs: [String], now: Double) throws(StoreError) {
+        for name in refs { touchRef(named: name, now: now) }
         var state = readState()
-        state.manifests = Array((refs + state.manifests.filter { !refs.contains($0) }).prefix(CacheState.pinnedManifestRefs))
+        let manifests = Array((refs + state.manifests.filter { !refs.contains($0) }).prefix(CacheState.pinnedManifestRefs))
+        guard manifests != state.manifests else { return }
+        state.manifests = manifests
         try writeState(state)
     }
 

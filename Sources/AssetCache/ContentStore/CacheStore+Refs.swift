@@ -28,11 +28,26 @@ extension CacheStore {
         return shard.isDirectory(sha256)
     }
 
-    /// The ref's mtime is the LRU clock (as in Bazel's disk cache): a run touches
-    /// every ref it uses.
-    package func touchRef(for url: AssetURL) {
-        refs.touch(refName(for: url))
+    /// The ref's mtime is the LRU clock (as in Bazel's disk cache): a run
+    /// records the use of every ref it uses, to within ``lastUseGranularity``.
+    package func touchRef(for url: AssetURL, now: Double) {
+        touchRef(named: refName(for: url), now: now)
     }
+
+    /// A use is recorded only when the ref's mtime is a granule or more from
+    /// `now` (before it, or after it for a clock set back): each touch dirties
+    /// an inode the filesystem journals, and a run every 30 minutes of an
+    /// unchanged manifest would otherwise rewrite every ref's inode every time
+    /// (docs/cache-format.md#eviction).
+    func touchRef(named name: String, now: Double) {
+        if let info = refs.status(name), abs(now - LibC.modificationTime(info)) < Self.lastUseGranularity { return }
+        refs.touch(name)
+    }
+
+    /// A day: eviction orders refs whose uses are a day or more apart exactly,
+    /// and those within a day of each other roughly; a run of an unchanged
+    /// manifest every 30 minutes touches each ref once a day, not 48 times.
+    package static let lastUseGranularity: Double = 24 * 60 * 60
 
     /// The server said the asset is gone; its object stays until `gc` sweeps it.
     package func dropRef(for url: AssetURL) {

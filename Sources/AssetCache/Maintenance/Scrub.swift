@@ -49,6 +49,19 @@ struct ScrubRecord: Codable, Equatable {
     var trees: [String: Double] = [:]
 
     static let fileName = "scrub.json"
+
+    /// Whether this record, made by a scrub with `result`, says something the
+    /// stored `old` does not. A scrub that re-read every entry, found nothing
+    /// damaged and saw the same entries as `old` leaves `old` in place: while
+    /// the cache fits in one slice, every scrub re-reads it all and the times
+    /// order nothing, and a small cache then writes no scrub.json per run.
+    /// Should the cache outgrow the slice, `old`'s times are earlier than the
+    /// last reads, so an entry is re-read sooner than due, never later.
+    func isWorthWriting(over old: ScrubRecord, after result: ScrubResult) -> Bool {
+        let everyEntryRead = result.objects + result.trees == result.entries
+        guard everyEntryRead, result.damaged.isEmpty else { return true }
+        return Set(objects.keys) != Set(old.objects.keys) || Set(trees.keys) != Set(old.trees.keys)
+    }
 }
 
 extension CacheStore {
@@ -114,7 +127,7 @@ extension CacheStore {
             }
         }
         sweepLoneDigestLists(trees: Set(treeNames))
-        writeScrubRecord(record)
+        if record.isWorthWriting(over: old, after: result) { writeScrubRecord(record) }
         return result
     }
 

@@ -97,7 +97,7 @@ struct AssetPipeline: Sendable {
                 cached = nil
             } else if copy.kinds.isSuperset(of: item.kinds) {
                 // The publisher vouches for these very bytes: nothing to ask a server.
-                store.touchRef(for: item.url)
+                store.touchRef(for: item.url, now: now)
                 return .done(records(item, engine == nil ? .cached : .fresh, copy))
             }
         }
@@ -105,7 +105,7 @@ struct AssetPipeline: Sendable {
             guard let cached else {
                 return .done(item.failed(AssetFailure(.offlineMiss, "\(item.url) is not in the cache"), attempts: 0, finishedMs: elapsedMs()))
             }
-            store.touchRef(for: item.url)
+            store.touchRef(for: item.url, now: now)
             return .done(records(item, .cached, cached))
         }
         // A copy that was not checked as every kind this run needs is not
@@ -114,7 +114,7 @@ struct AssetPipeline: Sendable {
         // back on if that fails transiently.
         let revalidating = cached.flatMap { $0.kinds.isSuperset(of: item.kinds) ? $0 : nil }
         if let revalidating, revalidating.isFresh(at: now) {
-            store.touchRef(for: item.url)
+            store.touchRef(for: item.url, now: now)
             return .done(records(item, .fresh, revalidating))
         }
         return .fetch(engine, FetchBasis(cached: cached, revalidating: revalidating, deltaBase: deltaBase))
@@ -252,7 +252,7 @@ struct AssetPipeline: Sendable {
         if ref.onlyFetchTimeDiffers(from: revalidating.ref) {
             // Without a freshness lifetime the time of the fetch is never
             // consulted. Only the LRU clock moves, as for a fresh copy.
-            store.touchRef(for: item.url)
+            store.touchRef(for: item.url, now: now)
             return records(item, .revalidated, revalidating, attempts: result.attempts)
         }
         let written = await commits.commit(PendingCommit(url: item.url, sha256: ref.object, ref: ref), isUrgent: item.isUrgent)
@@ -271,7 +271,7 @@ struct AssetPipeline: Sendable {
             if result.status == 404 || result.status == 410 {
                 store.dropRef(for: item.url)
             } else if failure.isTransient(status: result.status) {
-                store.touchRef(for: item.url)
+                store.touchRef(for: item.url, now: now)
                 return records(item, .stale, cached, attempts: result.attempts, failure: failure)
             }
         }
@@ -284,7 +284,7 @@ struct AssetPipeline: Sendable {
         guard let cached else {
             return item.kinds.map { AssetRecord.deferred(item.url, $0, reason, attempts: attempts, finishedMs: elapsedMs()) }
         }
-        store.touchRef(for: item.url)
+        store.touchRef(for: item.url, now: now)
         return records(item, .cached, cached, attempts: attempts).map { record in
             record.path == nil ? AssetRecord.deferred(item.url, record.kind, reason, attempts: attempts, finishedMs: record.finishedMs) : record
         }

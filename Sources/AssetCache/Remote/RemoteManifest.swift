@@ -132,7 +132,7 @@ public enum RemoteManifest {
         do {
             try manifest.commit(to: store, at: now)
             try signature?.commit(to: store, at: now)
-            try store.rememberManifest(refs: [manifest.url, signature?.url].compactMap { $0.map(store.refName(for:)) })
+            try store.rememberManifest(refs: [manifest.url, signature?.url].compactMap { $0.map(store.refName(for:)) }, now: now)
         } catch {
             throw .storage(error.description)
         }
