@@ -6,65 +6,38 @@ import Testing
 /// A ref's last use is recorded to within a day (docs/cache-format.md#eviction),
 /// and scrub.json is left alone when a scrub of the whole cache changed nothing.
 @Suite struct WritesPerRunTests {
-    struct Setup {
-        let scratch: Scratch
-        let server: FixtureServer
-        var cache: String { scratch.path("cache") }
-        var refs: String { "\(cache)/refs" }
-
-        /// Two images fresh for a day, and a manifest file that names them.
-        static func make() async throws -> (Setup, manifest: String) {
-            let scratch = try Scratch()
-            let www = scratch.path("www")
-            try FileManager.default.createDirectory(atPath: "\(www)/img", withIntermediateDirectories: true)
-            for name in ["img/rgb.png", "img/gray.png"] {
-                try FileManager.default.copyItem(atPath: Package.assets.appendingPathComponent(name).path, toPath: "\(www)/\(name)")
-            }
-            let server = try await FixtureServer.start(root: www)
-            let day = "?cache_control=max-age%3D86400"
-            let manifest = try scratch.write("m.json", try manifestJSON([
-                inapp("a", ["type": "MODAL", "message": "a", "image_url": server.url("img/rgb.png\(day)")]),
-                inapp("b", ["type": "MODAL", "message": "b", "image_url": server.url("img/gray.png\(day)")]),
-            ]))
-            return (Setup(scratch: scratch, server: server), manifest)
+    /// Each file's inode and modification time: a rewrite or a touch changes one.
+    static func identities(_ paths: [String]) throws -> [String: [Double]] {
+        var result: [String: [Double]] = [:]
+        for path in paths {
+            let attributes = try FileManager.default.attributesOfItem(atPath: path)
+            let inode = (attributes[.systemFileNumber] as? NSNumber)?.doubleValue ?? -1
+            let mtime = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? -1
+            result[path] = [inode, mtime]
         }
-
-        func prefetch(_ arguments: [String]) async throws -> CommandResult {
-            try await CommandRunner.prefetch(arguments + ["--cache-dir", cache])
-        }
-
-        /// Each file's inode and modification time: a rewrite or a touch changes one.
-        func identities(_ paths: [String]) throws -> [String: [Double]] {
-            var result: [String: [Double]] = [:]
-            for path in paths {
-                let attributes = try FileManager.default.attributesOfItem(atPath: path)
-                let inode = (attributes[.systemFileNumber] as? NSNumber)?.doubleValue ?? -1
-                let mtime = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? -1
-                result[path] = [inode, mtime]
-            }
-            return result
-        }
-
-        var refPaths: [String] {
-            get throws { try FileManager.default.contentsOfDirectory(atPath: refs).map { "\(refs)/\($0)" }.sorted() }
-        }
+        return result
     }
 
     @Test func anUnchangedRunLeavesEveryRefAndScrubJSONAloneAndARunADayLaterRecordsTheUse() async throws {
-        let (setup, manifest) = try await Setup.make()
-        let cold = try await setup.prefetch(["run", manifest, "--json"])
-        #expect(cold.status == 0, "\(cold.stderr)")
+        // Two images fresh for a day, and a manifest file that names them.
+        let setup = try await LiveReadinessTests.Setup.make()
+        let day = "?cache_control=max-age%3D86400"
+        let manifest = try setup.scratch.write("m.json", try manifestJSON([
+            inapp("a", ["type": "MODAL", "message": "a", "image_url": setup.server.url("img/rgb.png\(day)")]),
+            inapp("b", ["type": "MODAL", "message": "b", "image_url": setup.server.url("img/gray.png\(day)")]),
+        ]))
+        #expect(try await setup.prefetch(["run", manifest]).status == 0)
         // The cold run's scrub saw an empty cache: the next records the new entries.
         #expect(try await setup.prefetch(["run", manifest]).status == 0)
-        let refs = try setup.refPaths
+        let refs = try FileManager.default.contentsOfDirectory(atPath: "\(setup.cache)/refs").map { "\(setup.cache)/refs/\($0)" }
         #expect(refs.count == 2, "\(refs)")
         let watched = refs + ["\(setup.cache)/scrub.json"]
-        let before = try setup.identities(watched)
+        let before = try Self.identities(watched)
 
         let warm = try await setup.prefetch(["run", manifest, "--json"])
         #expect(warm.status == 0, "\(warm.stderr)")
         #expect(try warm.report().assets.map(\.outcome) == ["fresh", "fresh"])
-        #expect(try setup.identities(watched) == before, "an unchanged run touched or rewrote a ref or scrub.json")
+        #expect(try Self.identities(watched) == before, "an unchanged run touched or rewrote a ref or scrub.json")
 
         // Last used two days ago: the next run records this use.
         let twoDaysAgo = Date(timeIntervalSinceNow: -2 * 86_400)
@@ -73,7 +46,7 @@ import Testing
         let later = try await setup.prefetch(["run", manifest, "--json"])
         #expect(later.status == 0, "\(later.stderr)")
         #expect(try later.report().assets.map(\.outcome) == ["fresh", "fresh"])
-        for (path, identity) in try setup.identities(refs) {
+        for (path, identity) in try Self.identities(refs) {
             #expect(identity[0] == before[path]?[0], "\(path) was rewritten, not touched")
             #expect(identity[1] >= started, "\(path): its use was not recorded")
         }
