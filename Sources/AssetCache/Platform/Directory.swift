@@ -1,3 +1,4 @@
+import CFileSync
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -63,8 +64,15 @@ package final class Directory: Sendable {
     }
 
     /// Opens an entry that must not be a link; `O_NOFOLLOW` and `O_CLOEXEC` are added.
+    /// A read leaves the file's access time as it was (`O_NOATIME`) where the
+    /// caller owns the file: under `relatime` the first read after a write,
+    /// and one a day after, writes the inode, and the scrub reads every object
+    /// and tree file (docs/cache-format.md#scrub). Another user's file
+    /// (`EPERM`) is opened as it is.
     package func openFile(_ name: String, _ flags: Int32, mode: mode_t = 0) throws(FileSystem.Failure) -> Int32 {
-        let fd = openat(descriptor, name, flags | O_NOFOLLOW | O_CLOEXEC, mode)
+        let isRead = flags & (O_ACCMODE | O_CREAT) == O_RDONLY
+        var fd = isRead ? openat(descriptor, name, flags | assetcache_o_noatime() | O_NOFOLLOW | O_CLOEXEC, mode) : -1
+        if fd < 0 && (!isRead || errno == EPERM) { fd = openat(descriptor, name, flags | O_NOFOLLOW | O_CLOEXEC, mode) }
         guard fd >= 0 else { throw FileSystem.Failure(operation: "open", path: path(of: name), code: errno) }
         return fd
     }

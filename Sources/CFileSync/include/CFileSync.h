@@ -1,6 +1,7 @@
 #ifndef ASSETCACHE_CFILESYNC_H
 #define ASSETCACHE_CFILESYNC_H
 
+#include <fcntl.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -15,6 +16,16 @@ pid_t gettid(void);
 /// holding `fd`; -1 with errno on failure (a writeback error since `fd` was opened).
 static inline int assetcache_syncfs(int fd) {
     return syncfs(fd);
+}
+
+/// O_NOATIME, which the Glibc module does not show (a GNU flag); glibc's
+/// `__O_NOATIME` is its value on every architecture, 0 where it is unknown.
+static inline int assetcache_o_noatime(void) {
+#ifdef __O_NOATIME
+    return __O_NOATIME;
+#else
+    return 0;
+#endif
 }
 
 /// The filesystem type (statfs(2) f_type) holding `fd`, or -1 with errno.
