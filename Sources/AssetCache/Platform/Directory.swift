@@ -174,21 +174,14 @@ package final class Directory: Sendable {
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, Int64(info.st_size) <= Int64(limit) else { return nil }
         // The size fstat gave: refs and state are replaced whole, never grown.
-        // Read straight into the array's storage: zeroing it first cost as much
-        // as the read for a 5 MB readiness index.
-        var failed = false
-        let bytes = [UInt8](unsafeUninitializedCapacity: Int(info.st_size)) { buffer, filled in
-            filled = 0
-            while filled < buffer.count {
-                let count = read(fd, buffer.baseAddress! + filled, buffer.count - filled)
-                if count < 0 && errno == EINTR { continue }
-                guard count > 0 else {
-                    failed = count < 0
-                    return
-                }
-                filled += count
-            }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        var filled = 0
+        while filled < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, $0.count - filled) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return count == 0 ? Array(bytes[..<filled]) : nil }
+            filled += count
         }
-        return failed ? nil : bytes
+        return bytes
     }
 }
