@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Why one asset has no usable copy. The raw values are the `error.kind` strings of
 /// the JSON report (docs/report.md) and are part of the user-facing contract.
 public enum AssetErrorKind: String, Sendable, Codable, CaseIterable {
@@ -31,6 +35,9 @@ public enum AssetErrorKind: String, Sendable, Codable, CaseIterable {
 public struct AssetFailure: Error, Sendable, Equatable, CustomStringConvertible {
     public var kind: AssetErrorKind
     public var message: String
+    /// A `storage` failure because the file system was full (ENOSPC, EDQUOT):
+    /// the asset is deferred (`storage_low`), not discarded.
+    package var lacksSpace = false
 
     /// A password in a URL the message names (libcurl's too) is replaced by `***`
     /// here, so that no report or log line built from a failure carries it.
@@ -40,4 +47,13 @@ public struct AssetFailure: Error, Sendable, Equatable, CustomStringConvertible 
     }
 
     public var description: String { "\(kind.rawValue): \(message)" }
+}
+
+extension AssetFailure {
+    /// A `storage` failure of a system call that set `code`: "what path: reason (errno N)".
+    package static func storage(_ what: String, _ path: String, code: Int32) -> AssetFailure {
+        var failure = AssetFailure(.storage, "\(what) \(path): \(String(cString: strerror(code))) (errno \(code))")
+        failure.lacksSpace = FileSystemSpace.isFull(code)
+        return failure
+    }
 }

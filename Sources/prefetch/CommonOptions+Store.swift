@@ -63,7 +63,7 @@ extension CommandFailure {
             self.init(message: error.description, status: ExitStatus.of(error))
         case .denied(let path, _):
             self.init(message: error.description, status: ExitStatus.of(error), hint: CacheOwner.hint(for: path))
-        case .io:
+        case .io, .noSpace:
             self.init(message: error.description + "; free some disk space or check the disk, then run again", status: ExitStatus.of(error))
         }
     }

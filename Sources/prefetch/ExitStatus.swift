@@ -23,7 +23,7 @@ enum ExitStatus {
         case .refused, .insecure: usage
         case .locked: locked
         case .denied: noPermission
-        case .io: storage
+        case .io, .noSpace: storage
         }
     }
 }

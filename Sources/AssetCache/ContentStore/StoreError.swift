@@ -15,8 +15,11 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     /// EACCES or EPERM, or a writer met a cache that belongs to another user.
     /// Running as the cache's owner fixes it, not disk space.
     case denied(path: String, reason: String)
-    /// The disk said no (full, read-only, I/O).
+    /// The disk said no (read-only, I/O; full, where no asset's commit was under way).
     case io(String)
+    /// The file system was full (ENOSPC, EDQUOT) when an asset was committed:
+    /// the run defers it (`storage_low`) and keeps what the cache had.
+    case noSpace(String)
 
     /// The one reading of a failed system call on the cache rooted at `root`:
     /// a permission problem is ``denied(path:reason:)``, anything else ``io(_:)``.
@@ -26,13 +29,18 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
 
     package static func isPermission(_ code: Int32) -> Bool { code == EACCES || code == EPERM }
 
+    /// A failed write of an asset's commit: ``noSpace(_:)`` for a full file system, else ``io(_:)``.
+    package static func written(_ failure: FileSystem.Failure) -> StoreError {
+        FileSystemSpace.isFull(failure.code) ? .noSpace(failure.description) : .io(failure.description)
+    }
+
     public var description: String {
         switch self {
         case .refused(let path, let reason): "refusing cache directory \(path): \(reason)"
         case .insecure(let path, let reason): "refusing cache directory \(path): \(reason)"
         case .locked(let path): "the cache \(path) is locked by another run; try again later or pass --wait SECONDS"
         case .denied(let path, let reason): "no permission to use the cache \(path): \(reason)"
-        case .io(let message): "cache storage failed: \(message)"
+        case .io(let message), .noSpace(let message): "cache storage failed: \(message)"
         }
     }
 }

@@ -50,7 +50,7 @@ struct CommitBatch: Sendable {
                     staged.refTemporary = try FileSystem.writeTemporary(refBytes, in: store.tmp, mode: CacheStore.privateFileMode, sync: false)
                 }
             } catch {
-                throw .io(error.description)
+                throw StoreError.written(error)
             }
         } catch {
             staged.failure = error
@@ -75,7 +75,7 @@ struct CommitBatch: Sendable {
                 trees: moves.filter(\.isTree).map(\.from),
                 directories: withParents(planned.present))
         } catch {
-            return staged.map { _ in .failure(.io(error.description)) }
+            return staged.map { _ in .failure(StoreError.written(error)) }
         }
 
         // 3. Renames.
@@ -86,7 +86,7 @@ struct CommitBatch: Sendable {
         do throws(FileSystem.Failure) {
             try flush.flushNames(in: withParents(renamed.into))
         } catch {
-            return staged.map { _ in .failure(.io(error.description)) }
+            return staged.map { _ in .failure(StoreError.written(error)) }
         }
 
         // 5. Refs.
@@ -128,9 +128,9 @@ struct CommitBatch: Sendable {
 
     /// Step 3: each move renamed into its shard, marked done. `into`: the
     /// shards renamed into; `failed`: why a destination was not, by its path.
-    private func rename(_ moves: inout [Move]) -> (into: [String: Directory], failed: [String: String]) {
+    private func rename(_ moves: inout [Move]) -> (into: [String: Directory], failed: [String: StoreError]) {
         var renamedInto: [String: Directory] = [:]
-        var failed: [String: String] = [:]
+        var failed: [String: StoreError] = [:]
         for index in moves.indices {
             let move = moves[index]
             do throws(FileSystem.Failure) {
@@ -142,7 +142,7 @@ struct CommitBatch: Sendable {
                 // An urgent commit of the same ZIP got there first; this copy goes.
                 renamedInto[move.shard.path] = move.shard
             } catch {
-                failed[move.destination] = error.description
+                failed[move.destination] = StoreError.written(error)
             }
         }
         return (renamedInto, failed)
@@ -152,7 +152,7 @@ struct CommitBatch: Sendable {
     /// URLs with the same bytes share one move, and its failure fails both).
     /// `published`: the entries whose ref was renamed into `refs/`.
     private func publishRefs(
-        _ staged: [StagedCommit], failed: [String: String], published: inout Set<Int>
+        _ staged: [StagedCommit], failed: [String: StoreError], published: inout Set<Int>
     ) -> [Result<Void, StoreError>] {
         var failures = staged.map(\.failure)
         for (index, item) in staged.enumerated() {
@@ -162,7 +162,7 @@ struct CommitBatch: Sendable {
                 failed[store.treePath(entry.sha256)] ?? failed[store.treePath(entry.sha256) + TreeDigestList.suffix]
             }
             if failures[index] == nil, let failure = object ?? tree {
-                failures[index] = .io(failure)
+                failures[index] = failure
             }
             guard failures[index] == nil, let temporary = item.refTemporary else { continue }
             let name = store.refName(for: entry.url)
@@ -171,7 +171,7 @@ struct CommitBatch: Sendable {
                 flush.renamed(store.tmp.path(of: temporary), to: store.refs.path(of: name))
                 published.insert(index)
             } catch {
-                failures[index] = .io(error.description)
+                failures[index] = StoreError.written(error)
             }
         }
         return failures.map { $0.map { .failure($0) } ?? .success(()) }

@@ -70,12 +70,18 @@ final class TreeWriter {
         case EEXIST, ENOTDIR, ELOOP:
             return AssetFailure(.unsafeArchive, "entry '\(path)' clashes with another entry")
         default:
-            return AssetFailure(.storage, "cannot create '\(path)': \(String(cString: strerror(code)))")
+            var failure = AssetFailure(.storage, "cannot create '\(path)': \(String(cString: strerror(code)))")
+            failure.lacksSpace = FileSystemSpace.isFull(code)
+            return failure
         }
     }
 
+    /// A full file system is said so (``AssetFailure/lacksSpace``): the asset waits for room.
     static func storage(_ what: String) -> AssetFailure {
-        AssetFailure(.storage, "\(what): \(String(cString: strerror(errno)))")
+        let code = errno
+        var failure = AssetFailure(.storage, "\(what): \(String(cString: strerror(code)))")
+        failure.lacksSpace = FileSystemSpace.isFull(code)
+        return failure
     }
 }
 

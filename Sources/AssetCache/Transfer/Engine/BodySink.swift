@@ -153,6 +153,6 @@ struct BodySink {
     }
 
     private static func storageFailure(_ what: String, _ path: String, _ code: Int32) -> AssetFailure {
-        AssetFailure(.storage, "\(what) \(path): \(String(cString: strerror(code))) (errno \(code))")
+        AssetFailure.storage(what, path, code: code)
     }
 }
