@@ -35,8 +35,12 @@ package struct EvictionPlan: Sendable, Equatable {
 
     /// `isLeased` is asked at most once per object, only of the objects of
     /// refs the plan would evict, in that order: a lease is the file system's
-    /// state at that moment.
-    package init(refs: [Ref], sizes: [String: Int64], budget: Int64, roots: CacheRoots, isLeased: (String) -> Bool) {
+    /// state at that moment. `freeing`, when given, stands for the budget:
+    /// refs are evicted until that many bytes are unreferenced (a run that
+    /// needs room under its free-space floor, ``RoomMaker``).
+    package init(
+        refs: [Ref], sizes: [String: Int64], budget: Int64, roots: CacheRoots, freeing: Int64? = nil, isLeased: (String) -> Bool
+    ) {
         self.budget = budget
         self.sizes = sizes
         bytesBefore = sizes.values.reduce(0, +)
@@ -45,8 +49,8 @@ package struct EvictionPlan: Sendable, Equatable {
         let isKept = { (sha: String) in (users[sha] ?? 0) > 0 || roots.objectsInUse.contains(sha) }
         var total = sizes.filter { isKept($0.key) }.values.reduce(0, +)
 
-        if total > budget {
-            let target = budget / 10 * 9
+        if total > budget || freeing != nil {
+            let target = freeing.map { total - $0 } ?? budget / 10 * 9
             var leased: [String: Bool] = [:]
             for ref in refs.sorted(by: { $0.lastUsed < $1.lastUsed }) where total > target && !roots.keeps(ref: ref.name) {
                 let leasedNow = leased[ref.object] ?? isLeased(ref.object)

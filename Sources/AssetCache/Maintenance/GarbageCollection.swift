@@ -47,10 +47,14 @@ extension CacheStore {
     /// Only a writer holding the lock may call this, with no commit under way.
     package func collectGarbage(budget: Int64, roots: CacheRoots) -> GarbageCollection {
         reconcileLeaseFiles()
+        return sweep(evictionPlan(budget: budget, roots: roots))
+    }
+
+    /// The plan for what the cache holds now (``EvictionPlan``).
+    func evictionPlan(budget: Int64, roots: CacheRoots, freeing: Int64? = nil) -> EvictionPlan {
         var sizes = objectSizes()
         for sha in treeNames() { sizes[sha, default: 0] += treeSize(sha) }
-        let plan = EvictionPlan(refs: refUses(), sizes: sizes, budget: budget, roots: roots) { isLeased(sha256: $0) }
-        return sweep(plan)
+        return EvictionPlan(refs: refUses(), sizes: sizes, budget: budget, roots: roots, freeing: freeing) { isLeased(sha256: $0) }
     }
 
     /// Every ref with the object it names and its last use, for the plan.
@@ -64,32 +68,57 @@ extension CacheStore {
     /// Removes the plan's refs, then each unreferenced object and tree under
     /// its ``LeaseRemovalLock``; one a display app leased meanwhile is kept,
     /// and counted with its bytes. Only a writer holding the lock may call this.
-    func sweep(_ plan: EvictionPlan) -> GarbageCollection {
+    /// `holds`: during a run, the objects its assets are committing, which
+    /// stay (as do the shards commits are about to fill).
+    func sweep(_ plan: EvictionPlan, sparing holds: ObjectHolds? = nil) -> GarbageCollection {
         var result = GarbageCollection(budget: plan.budget, bytesBefore: plan.bytesBefore, bytesAfter: plan.bytesAfter)
         result.neededExceedBudget = plan.neededExceedBudget
         for name in plan.evictedRefs { refs.unlink(name) }
         result.evictedRefs = plan.evictedRefs.count
         var keptLeased = plan.keptLeased
         for sha in plan.unreferenced {
-            guard let lock = lockForRemoval(sha) else {
+            let removal = holds.map { $0.unlessHeld(sha) { removeUnreferenced(sha) } ?? .held } ?? removeUnreferenced(sha)
+            switch removal {
+            case .leased:
                 keptLeased.insert(sha)
                 result.bytesAfter += plan.size(of: sha)
-                continue
+            case .held:
+                result.bytesAfter += plan.size(of: sha)
+            case .removed(let object, let tree):
+                if object { result.removedObjects += 1 }
+                if tree { result.removedTrees += 1 }
             }
-            if let shard = shard(of: sha, in: objects), shard.status(sha) != nil {
-                shard.unlink(sha)
-                result.removedObjects += 1
-            }
-            if let shard = shard(of: sha, in: trees), shard.status(sha) != nil {
-                removeTree(sha)
-                result.removedTrees += 1
-            }
-            lock.end(removingLeaseFile: true)
         }
-        removeEmptyShards()
+        if holds == nil { removeEmptyShards() }
         result.keptLeased = keptLeased.count
         result.keptLeasedBytes = plan.bytes(of: keptLeased)
         return result
+    }
+
+    /// What became of an unreferenced object and its tree in a sweep.
+    enum Removal {
+        /// A display app leases it: it stays.
+        case leased
+        /// An asset of the run in progress is committing it: it stays.
+        case held
+        case removed(object: Bool, tree: Bool)
+    }
+
+    /// An object and its tree that nothing names, under its ``LeaseRemovalLock``.
+    private func removeUnreferenced(_ sha: String) -> Removal {
+        guard let lock = lockForRemoval(sha) else { return .leased }
+        var object = false
+        var tree = false
+        if let shard = shard(of: sha, in: objects), shard.status(sha) != nil {
+            shard.unlink(sha)
+            object = true
+        }
+        if let shard = shard(of: sha, in: trees), shard.status(sha) != nil {
+            removeTree(sha)
+            tree = true
+        }
+        lock.end(removingLeaseFile: true)
+        return .removed(object: object, tree: tree)
     }
 
     /// The shard directories (`objects/ab`, …) that eviction emptied: a cache
