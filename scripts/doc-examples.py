@@ -66,6 +66,11 @@ MASKS = [
     (re.compile(r"^RW[A-Za-z0-9+/]{54}$"), "<signify public key>"),
     # Timings, clock times and connections in a Prometheus text file.
     (re.compile(r"^(prefetch_\w*(seconds|timestamp|connections)\w*(\{[^}]*\})?) [0-9.e+]+$"), r"\1 <n>"),
+    # The file system's size and free space, and the floor kept on it (a
+    # share of its size): the machine's, not the tool's.
+    (re.compile(r'"(filesystem_bytes|free_bytes|min_free_bytes|lowest_free_bytes)" ?: ?[0-9]+'), r'"\1" : <n>'),
+    (re.compile(r"^(prefetch_(min_)?free_bytes(\{[^}]*\})?) [0-9.e+]+$"), r"\1 <n>"),
+    (re.compile(r"^disk    .* free of .*; runs keep .* free \(--min-free\)$"), "disk    <free space>"),
 ]
 
 

@@ -5,8 +5,8 @@
     scripts/schema-check.py --validate SCHEMA FILE   one saved output, e.g. report out.json
 
 `make test` runs it after `swift test`. With the fixture server on loopback and
-throwaway caches it makes: the demo's report, and its runs under a byte budget and on a metered
-link; a run and a plan of the manifest
+throwaway caches it makes: the demo's report, and its runs under a byte budget,
+on a metered link and under a free-space floor; a run and a plan of the manifest
 that uses one URL as two kinds (one entry per kind); runs of a manifest with one
 message per fault route, so that every outcome and every error kind the routes
 can cause appears; `plan`, `ready`, `ls`, `status`, `verify`, `gc` and
@@ -368,9 +368,11 @@ def main():
         check_index(schemas, demo_cache, "demo run")
         # The download limits: a budget of one byte, and a metered link on which
         # nothing over a byte is fetched but session-start messages' assets,
-        # defer what they can (byte_budget, metered), in the report and the index.
+        # defer what they can (byte_budget, metered), in the report and the
+        # index; so does a free-space floor of the whole file system (storage_low).
         for what, flags in [("byte budget", ["--max-download-bytes", "1"]),
-                            ("metered", ["--metered", "yes", "--metered-max-asset-bytes", "1"])]:
+                            ("metered", ["--metered", "yes", "--metered-max-asset-bytes", "1"]),
+                            ("free space", ["--min-free", "100%"])]:
             limited_cache = os.path.join(work, what.replace(" ", "-") + "-cache")
             report(f"demo run, {what}", "run", demo_path, *flags, "--cache-dir", limited_cache)
             check_index(schemas, limited_cache, f"demo run, {what}")

@@ -159,7 +159,7 @@ struct Ready: ParsableCommand {
                 if let reason = message.reason { text += "\t" + TerminalText.safe(reason) }
                 if let detail = message.detail { text += "\t" + TerminalText.safe(detail) }
             case .deferred:
-                // byte_budget or metered: a later run fetches it.
+                // byte_budget, metered or storage_low: a later run fetches it.
                 if let reason = message.reason { text += "\t" + TerminalText.safe(reason) }
             case .expired:
                 break

@@ -58,6 +58,12 @@ struct Run: AsyncParsableCommand {
     var maxDownloadBytes: ByteSize?
 
     @Option(help: ArgumentHelp(
+        "Leave at least this much free on the cache's file system: a size (K, M, G suffixes) or a percentage of it (10%).",
+        discussion: "The default, the smaller of 10% and 500M, is where Android's download and job schedulers call storage low. Before the run would cross it, it evicts what its manifest does not need; an asset that still does not fit is not written, its message deferred, reason storage_low, and a later run fetches it. 0 keeps no floor (a full disk still defers).",
+        valueName: "size|percent"))
+    var minFree = MinFreeArgument(.default)
+
+    @Option(help: ArgumentHelp(
         "Whether the link is billed by the byte: yes, no, or auto (NetworkManager's Metered, else 'metered' of the configuration file).",
         discussion: "On a metered link only session-start and push-click messages' assets, and assets of at most --metered-max-asset-bytes, are fetched; the other messages are deferred, reason metered.",
         valueName: "yes|no|auto"))
@@ -287,6 +293,7 @@ struct Run: AsyncParsableCommand {
         options.offline = offline
         options.delta = !noDelta && deltaConfig != DeltaChoice.no
         options.maxDownloadBytes = maxDownloadBytes?.bytes
+        options.minimumFree = minFree.minimum
         if !offline {
             options.meteredLink = metered.link(configured: meteredConfig, maxAssetBytes: meteredMaxAssetBytes.bytes, logger: common.logger)
         }

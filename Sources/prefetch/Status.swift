@@ -11,12 +11,18 @@ import Glibc
 
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "status", abstract: "Size, counts, budget and the last run of the cache.")
+        commandName: "status", abstract: "Size, counts, budget, free space and the last run of the cache.")
 
     @OptionGroup var common: CommonOptions
 
-    @Flag(help: "Print the cache's size, counts, budget and last run as JSON on stdout.")
+    @Flag(help: "Print the cache's size, counts, budget, free space and last run as JSON on stdout.")
     var json = false
+
+    @Option(help: ArgumentHelp(
+        "The free-space floor to show, as run's --min-free (a size, or a percentage of the file system).",
+        discussion: "Default: the configuration file's min-free, else the smaller of 10% and 500M, as a run would keep.",
+        valueName: "size|percent"))
+    var minFree = MinFreeArgument(.default)
 
     struct Output {
         var cache_dir: String
@@ -28,6 +34,10 @@ struct Status: ParsableCommand {
         var refs: Int
         /// Downloads in flight, interrupted ones kept for resume, leftovers the next writer sweeps.
         var tmp_bytes: Int64
+        /// The cache's file system: its size, what is free now, and the floor a run keeps free.
+        var filesystem_bytes: Int64
+        var free_bytes: Int64
+        var min_free_bytes: Int64
         var last_run: CacheState.LastRun?
         /// A run that failed after the last that finished.
         var last_failure: FailedRun?
@@ -46,6 +56,9 @@ struct Status: ParsableCommand {
                 json.key("trees"); json.integer(trees)
                 json.key("refs"); json.integer(refs)
                 json.key("tmp_bytes"); json.integer(tmp_bytes)
+                json.key("filesystem_bytes"); json.integer(filesystem_bytes)
+                json.key("free_bytes"); json.integer(free_bytes)
+                json.key("min_free_bytes"); json.integer(min_free_bytes)
                 json.key("last_run")
                 if let run = last_run {
                     json.object { json in
@@ -83,9 +96,12 @@ struct Status: ParsableCommand {
             let store = try common.openReader()
             let usage = store?.usage() ?? CacheUsage()
             let state = store?.readState() ?? CacheState()
+            let space = store?.fileSystemSpace()
             let output = Output(
                 cache_dir: common.cacheDirectory, exists: store != nil, bytes: usage.bytes, budget: state.budget,
                 objects: usage.objects, trees: usage.trees, refs: usage.refs, tmp_bytes: usage.temporaryBytes,
+                filesystem_bytes: space?.size ?? 0, free_bytes: space?.free ?? 0,
+                min_free_bytes: space.map { minFree.minimum.floor(onFileSystemOf: $0.size) } ?? 0,
                 last_run: state.lastRun, last_failure: store?.lastFailedRun())
             if json {
                 output.writeJSON { Console.standardOutput.write($0) }
@@ -109,6 +125,8 @@ struct Status: ParsableCommand {
             "size    \(ByteCount.format(output.bytes)) of \(ByteCount.format(output.budget)) budget (\(DecimalText.fixed(percent, digits: 0))%)"
                 + (output.tmp_bytes > 0 ? ", and \(ByteCount.format(output.tmp_bytes)) in tmp/" : ""),
             "holds   \(Plural.count(output.objects, "object")), \(Plural.count(output.trees, "unpacked tree")), \(Plural.count(output.refs, "ref"))",
+            "disk    \(ByteCount.format(output.free_bytes)) free of \(ByteCount.format(output.filesystem_bytes)); runs keep "
+                + "\(ByteCount.format(output.min_free_bytes)) free (--min-free)",
         ]
         if let run = output.last_run {
             let when = Date(timeIntervalSince1970: run.finishedAt).formatted(.iso8601)

@@ -52,6 +52,6 @@ import Testing
         let zipAsset = (written?["assets"] as? [NSDictionary])?.first { $0["kind"] as? String == "archive" }
         #expect((zipAsset?["delta"] as? NSDictionary)?["reused_bytes"] as? Int == 2_485_604)
         #expect(zipAsset?["delta_fallback"] as? String == "integrity_mismatch")
-        #expect(String(decoding: report.prettyJSON(), as: UTF8.self).hasPrefix("{\n  \"version\" : \"1.5.0\",\n  \"cache_dir\" : \"/cache/dir\","))
+        #expect(String(decoding: report.prettyJSON(), as: UTF8.self).hasPrefix("{\n  \"version\" : \"1.6.0\",\n  \"cache_dir\" : \"/cache/dir\","))
     }
 }

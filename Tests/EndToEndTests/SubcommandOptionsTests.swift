@@ -28,7 +28,7 @@ import Testing
             "--scrub-bytes": "ScrubTests", "--scrub-percent": "ScrubTests", "--head-start": "HeadStartTests",
             "--max-download-bytes": "ByteBudgetTests", "--metered": "MeteredTests", "--metered-max-asset-bytes": "MeteredTests",
             "--jitter": "JitterTests", "--no-delta": "DeltaRefreshTests",
-            "--link-wait": "LinkDownTests", "--strict": "ManifestWarningTests",
+            "--link-wait": "LinkDownTests", "--strict": "ManifestWarningTests", "--min-free": "FreeSpaceFloorTests",
         ],
         "plan": [
             "--trusted-key": "SignedManifestTests", "--audience": "ManifestFreshnessTests",
@@ -36,6 +36,7 @@ import Testing
         ],
         "simulate": ["--min-interval": "SimulateTests", "--orientation": "SimulateTests", "--start-time": "SimulateTests"],
         "gc": ["--budget": "LeaseTests"],
+        "status": ["--min-free": "FreeSpaceFloorTests"],
         "lease": [
             "--cache-dir": "LeaseCommandTests", "--quiet": "LeaseCommandTests", "--log-level": "LeaseCommandTests",
             "--wait": "ReaderHostageTests",

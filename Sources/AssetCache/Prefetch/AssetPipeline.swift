@@ -30,6 +30,8 @@ struct AssetPipeline: Sendable {
     var budget: ByteBudget?
     var admission: AdmissionOrder?
     var meteredLink: MeteredLink?
+    /// `--min-free`: nil offline, or where the file system cannot say what is free.
+    var space: RunSpace?
 
     /// One record per kind of `item`, in its kinds' order. `position` is the
     /// item's in the plan: under a byte budget, assets claim it in that order.
@@ -42,12 +44,21 @@ struct AssetPipeline: Sendable {
             engine = found
             basis = against
         }
+        let claim = spaceClaim(for: item, position: position)
+        // What the asset was granted and did not write goes back, however it ends.
+        defer { claim?.releaseUnwritten() }
         let allowance: DownloadAllowance?
-        switch await admit(item, position: position, basis: basis, engine: engine) {
+        switch await admit(item, position: position, basis: basis, engine: engine, claim: claim) {
         case .deferred(let records): return records
         case .admitted(let granted): allowance = granted
         }
-        switch await fetchBody(item, basis: basis, allowance: allowance, engine: engine) {
+        var fetched = await fetchBody(item, basis: basis, allowance: allowance, claim: claim, engine: engine)
+        // Stopped short of the floor: once more, resuming, if eviction made room.
+        // Not under a download limit, whose allowance the first transfer settled.
+        if case .deferred(.storageLow, _) = fetched, allowance == nil, await makeRoom(for: claim) {
+            fetched = await fetchBody(item, basis: basis, allowance: nil, claim: claim, engine: engine)
+        }
+        switch fetched {
         case .notModified(let revalidating, let result):
             return await keepRevalidated(item, revalidating, by: result)
         case .deferred(let reason, let attempts):
@@ -55,8 +66,16 @@ struct AssetPipeline: Sendable {
         case .failed(let failure, let result, let delta):
             return delta.stamped(on: failed(item, failure, result: result, cached: basis.cached))
         case .body(let download, let result, let delta):
-            let checked = await validate(item, download: download, result: result, replacing: basis.cached)
-            return delta.stamped(on: await commit(item, checked, result: result))
+            // Between its download and its commit, no eviction removes an
+            // object of the same bytes that the validation or the commit found.
+            space?.roomMaker.holds.hold(result.sha256)
+            defer { space?.roomMaker.holds.release(result.sha256) }
+            claim?.bodyLanded(result.bytes - (result.resumedFrom ?? 0))
+            let checked = await validateMakingRoom(item, download: download, result: result, replacing: basis.cached, claim: claim)
+            if checked.valid == nil, checked.lacksSpace {
+                return deferred(item, .storageLow, cached: basis.cached, attempts: result.attempts)
+            }
+            return delta.stamped(on: await commit(item, checked, result: result, cached: basis.cached))
         }
     }
 
@@ -130,18 +149,32 @@ struct AssetPipeline: Sendable {
     }
 
     /// Under `--max-download-bytes` or a metered link: the asset's size before
-    /// its body, then its turn in plan order to claim the budget.
-    private func admit(_ item: AssetPlan.Item, position: Int, basis: FetchBasis, engine: TransferEngine) async -> Admission {
+    /// its body, then its turn in plan order to claim the budget. Near the
+    /// free-space floor (``RunSpace/isNear``), a new asset that is not urgent
+    /// learns its size the same way and waits for the urgent ones to claim,
+    /// and it, or a ZIP a delta would rebuild (its cached size: the rebuild is
+    /// written outside any transfer), claims its room (``claimRoom(_:bytes:)``).
+    private func admit(
+        _ item: AssetPlan.Item, position: Int, basis: FetchBasis, engine: TransferEngine, claim: SpaceClaim?
+    ) async -> Admission {
         var allowance = downloadAllowance(for: item, position: position)
-        guard let limits = allowance else { return .admitted(nil) }
+        let nearFloor = claim != nil && space?.isNear == true
+        let waitsForUrgent = nearFloor && !item.isUrgent && basis.cached == nil
+        let claimsFirst = waitsForUrgent || nearFloor && deltaRefresh(item, basis: basis, allowance: allowance, engine: engine) != nil
+        guard allowance != nil || claimsFirst else { return .admitted(nil) }
         // The size the ref remembers (a revalidation may bring a new body of
         // about that size), else what a HEAD says; asked before the turn, so
         // the probes go out side by side.
-        let size = await sizeBeforeBody(of: item, cached: basis.cached, allowance: limits, engine: engine)
+        let size = await sizeBeforeBody(of: item, cached: basis.cached, budget: allowance?.budget, engine: engine)
         await admission?.waitForTurn(position)
+        if waitsForUrgent { await space?.urgentFirst.wait() }
         if let reason = allowance?.admit(bytes: size) {
             admission?.settle(position)
             return .deferred(deferred(item, reason, cached: basis.cached, attempts: 0))
+        }
+        if claimsFirst, let claim, let size, await !claimRoom(claim, bytes: claim.floor.onDisk(size, files: 2)) {
+            allowance?.settle()
+            return .deferred(deferred(item, .storageLow, cached: basis.cached, attempts: 0))
         }
         // A new body's share is taken: the next asset need not wait for its
         // head. A revalidation's waits: a 304 gives its share back.
@@ -166,7 +199,7 @@ struct AssetPipeline: Sendable {
     /// which makes the full download itself if it gives way; else whole,
     /// conditional on the copy revalidated, resuming a partial download.
     private func fetchBody(
-        _ item: AssetPlan.Item, basis: FetchBasis, allowance: DownloadAllowance?, engine: TransferEngine
+        _ item: AssetPlan.Item, basis: FetchBasis, allowance: DownloadAllowance?, claim: SpaceClaim?, engine: TransferEngine
     ) async -> BodyFetch {
         let download = store.temporaryFile("download")
         // A cached copy is revalidated whole; only a download from scratch resumes a partial.
@@ -177,6 +210,7 @@ struct AssetPipeline: Sendable {
             headers: basis.revalidating?.conditionalHeaders ?? [], resume: resume)
         request.observer = observer
         request.allowance = allowance
+        request.space = claim
         let answer: FetchAnswer
         if let refresh = deltaRefresh(item, basis: basis, allowance: allowance, engine: engine) {
             answer = await refresh.fetch(orWhole: request)
@@ -206,12 +240,12 @@ struct AssetPipeline: Sendable {
 
     /// The body checked as each kind, on the validation pool. `replacing`: the
     /// URL's cached copy, whose tree the new ZIP may link unchanged files from.
-    private func validate(
-        _ item: AssetPlan.Item, download: FileLocation, result: TransferResult, replacing cached: CachedCopy?
+    func validate(
+        _ item: AssetPlan.Item, download: FileLocation, result: TransferResult, replacing cached: CachedCopy?, claim: SpaceClaim?
     ) async -> AssetValidator.Checked {
         let previous = cached?.path(as: .archive) != nil ? cached?.ref.object : nil
         return await validation.run { [validator, download] in
-            validator.validate(item, download: download, result: result, previous: previous)
+            validator.validate(item, download: download, result: result, previous: previous, space: claim)
         }
     }
 
@@ -219,15 +253,21 @@ struct AssetPipeline: Sendable {
 
     /// What passed, made durable and visible by the group commit; a record per
     /// kind: downloaded, or why it failed its checks or the commit.
-    private func commit(_ item: AssetPlan.Item, _ checked: AssetValidator.Checked, result: TransferResult) async -> [AssetRecord] {
+    /// A full disk at the commit defers the asset, `cached` kept in use.
+    private func commit(
+        _ item: AssetPlan.Item, _ checked: AssetValidator.Checked, result: TransferResult, cached: CachedCopy?
+    ) async -> [AssetRecord] {
         var committed: Result<AssetValidator.Validated, AssetFailure>?
         if let valid = checked.valid {
             let written = await commits.commit(validator.commitEntry(for: valid), isUrgent: item.isUrgent)
+            if case .failure(.noSpace) = written { return deferred(item, .storageLow, cached: cached, attempts: result.attempts) }
             committed = written.map { valid }.mapError { AssetFailure(.storage, $0.description) }
         }
         let finished = elapsedMs()
         return item.kinds.map { kind in
             if let failure = checked.failures[kind] {
+                // A kind that lacked room while another passed: a later run has it.
+                if failure.lacksSpace { return .deferred(item.url, kind, .storageLow, attempts: result.attempts, finishedMs: finished) }
                 return .failed(item.url, kind, failure, attempts: result.attempts, finishedMs: finished)
             }
             switch committed {
@@ -256,6 +296,8 @@ struct AssetPipeline: Sendable {
             return records(item, .revalidated, revalidating, attempts: result.attempts)
         }
         let written = await commits.commit(PendingCommit(url: item.url, sha256: ref.object, ref: ref), isUrgent: item.isUrgent)
+        // The old ref stays, and names the same bytes: only its freshness is not recorded.
+        if case .failure(.noSpace) = written { return records(item, .cached, revalidating, attempts: result.attempts) }
         if case .failure(let error) = written {
             return item.failed(AssetFailure(.storage, error.description), attempts: result.attempts, finishedMs: elapsedMs())
         }
@@ -280,7 +322,7 @@ struct AssetPipeline: Sendable {
 
     /// Left for a later run by `reason`: a cached copy stays in use as it is,
     /// unasked (`cached`), for the kinds it serves; the others are `deferred`.
-    private func deferred(_ item: AssetPlan.Item, _ reason: DiscardReason, cached: CachedCopy?, attempts: Int) -> [AssetRecord] {
+    func deferred(_ item: AssetPlan.Item, _ reason: DiscardReason, cached: CachedCopy?, attempts: Int) -> [AssetRecord] {
         guard let cached else {
             return item.kinds.map { AssetRecord.deferred(item.url, $0, reason, attempts: attempts, finishedMs: elapsedMs()) }
         }

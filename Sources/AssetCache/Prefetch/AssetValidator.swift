@@ -38,13 +38,21 @@ struct AssetValidator {
         static func failed(_ item: AssetPlan.Item, _ failure: AssetFailure) -> Checked {
             Checked(valid: nil, failures: Dictionary(uniqueKeysWithValues: item.kinds.map { ($0, failure) }))
         }
+
+        /// A kind failed for want of room (a full disk, the free-space floor):
+        /// the download is kept, for the caller to make room and check again
+        /// or to remove.
+        var lacksSpace: Bool { failures.values.contains(where: \.lacksSpace) }
     }
 
     /// Checks the body as each kind the item is used as, each on its own: bytes
     /// that decode as an image are not thereby a ZIP, nor the other way round.
     /// Integrity is of the bytes, so a mismatch fails every kind. `previous`
     /// names the URL's cached ZIP, whose tree lends the new one its unchanged files.
-    func validate(_ item: AssetPlan.Item, download: FileLocation, result: TransferResult, previous: String? = nil) -> Checked {
+    /// `space`: what a ZIP's unpacking must claim first, under a free-space floor.
+    func validate(
+        _ item: AssetPlan.Item, download: FileLocation, result: TransferResult, previous: String? = nil, space: SpaceClaim? = nil
+    ) -> Checked {
         let tmp = download.directory
         // An empty body never triggered the write callback, so no file was made.
         if tmp.status(download.name) == nil, let fd = try? tmp.openFile(download.name, O_CREAT | O_WRONLY, mode: 0o600) { close(fd) }
@@ -52,9 +60,10 @@ struct AssetValidator {
         var treeDigests: FileLocation?
         var passed = AssetKinds()
         var unpack: UnpackTally?
+        var lacksSpace = false
         defer {
             if passed.isEmpty {
-                tmp.unlink(download.name)
+                if !lacksSpace { tmp.unlink(download.name) }
                 if let tree { try? tree.directory.remove(tree.name) }
                 if let treeDigests { tmp.unlink(treeDigests.name) }
             }
@@ -86,7 +95,9 @@ struct AssetValidator {
                     } else {
                         let unpacked = store.temporaryFile("tree")
                         let previousTree = previous.flatMap { $0 == result.sha256 ? nil : store.openTree($0) }
-                        check = ArchiveUnpacker.unpack(zipPath: path, into: unpacked, previous: previousTree, limits: options.archive)
+                        let room = space.map { claim in { (bytes: Int64, files: Int) in claim.ensure(claim.floor.onDisk(bytes, files: files)) } }
+                        check = ArchiveUnpacker.unpack(
+                            zipPath: path, into: unpacked, previous: previousTree, limits: options.archive, room: room)
                             .flatMap { info in
                                 unpack = UnpackTally(info)
                                 return writeDigestList(info.digests).map { treeDigests = $0 }
@@ -109,7 +120,10 @@ struct AssetValidator {
         guard let failures else {
             return .failed(item, AssetFailure(.storage, "cannot open \(download.path): \(String(cString: strerror(errno)))"))
         }
-        guard !passed.isEmpty else { return Checked(valid: nil, failures: failures) }
+        guard !passed.isEmpty else {
+            lacksSpace = failures.values.contains(where: \.lacksSpace)
+            return Checked(valid: nil, failures: failures)
+        }
         return Checked(
             valid: Validated(
                 item: item, download: download, tree: tree, treeDigests: treeDigests, result: result, passed: passed, unpack: unpack),

@@ -47,6 +47,10 @@ public struct PrefetchOptions: Sendable {
     public var maxDownloadBytes: Int64?
     /// `--metered`: what is known of the link; nil fetches as on an unmetered one.
     public var meteredLink: MeteredLink?
+    /// `--min-free`: the free space the run leaves on the cache's file system;
+    /// what does not fit is deferred to a later run. nil: no floor (a full
+    /// disk still defers rather than discards).
+    public var minimumFree: MinimumFree? = .default
     /// `--no-delta` makes it false: a changed ZIP whose server takes range
     /// requests is then downloaded whole instead of fetched by delta (issue 30).
     public var delta = true

@@ -90,8 +90,9 @@ public final class Prefetcher: Sendable {
             method: options.flushMethod, observer: options.durabilityObserver)
         let index = runningIndex(manifest, plan: plan, scrub: scrub, now: now, pool: commitPool)
         await index.start()
-        let pipeline = makePipeline(
+        var pipeline = makePipeline(
             manifest, engine: engine, validation: validation, commits: commits, started: started, now: now)
+        pipeline.space = runSpace(manifest, plan: plan, engine: engine, index: index, pool: commitPool)
 
         let records = await fetchAll(plan, pipeline: pipeline, index: index, engineFailure: engineFailure)
         try await commits.close()
@@ -201,12 +202,14 @@ public final class Prefetcher: Sendable {
         if let engineFailure {
             await pipeline.commits.leave(isUrgent: item.isUrgent)
             pipeline.admission?.settle(index)
+            pipeline.space?.urgentFirst.settle(index)
             return item.failed(engineFailure, attempts: 0, finishedMs: pipeline.elapsedMs())
         }
         if !item.isUrgent { await headStart.wait() }
         let itemRecords = await pipeline.process(item, position: index)
-        // However it ended: the next asset may claim the budget.
+        // However it ended: the next asset may claim the budget, and the room.
         pipeline.admission?.settle(index)
+        pipeline.space?.urgentFirst.settle(index)
         if item.isUrgent { headStart.urgentFinished() }
         await pipeline.commits.leave(isUrgent: item.isUrgent)
         return itemRecords
@@ -225,6 +228,14 @@ public final class Prefetcher: Sendable {
         report.connections = pipeline.engine?.connectionsOpened ?? 0
         report.byteBudget = pipeline.budget.map { PrefetchReport.ByteBudgetUse(maxDownloadBytes: $0.limit) }
         report.meteredLink = pipeline.meteredLink
+        report.freeSpace = pipeline.space.flatMap { space in
+            store.fileSystemSpace().map {
+                PrefetchReport.FreeSpaceUse(
+                    minFreeBytes: space.floor.floor, freeBytes: $0.free, lowestFreeBytes: space.floor.lowestFree,
+                    evictedRefs: space.roomMaker.evicted.refs)
+            }
+        }
+        report.logStorageLow(to: options.logger)
         report.link = pipeline.engine?.linkOutages
         report.scrub = scrub
         report.manifestOrigin = manifest.origin

@@ -25,6 +25,9 @@ public enum DiscardReason: String, Sendable, Codable, CaseIterable {
     /// `--metered`: the link is metered, and the asset is neither a session-start
     /// or push-click one nor under `--metered-max-asset-bytes`.
     case metered
+    /// `--min-free`: writing the asset would take the cache's file system
+    /// below its free-space floor, after evicting what the manifest does not need.
+    case storageLow = "storage_low"
     // Decided by the delivery engine at display time.
     case displayTimeout = "display_timeout"
     case orientationMismatch = "orientation_mismatch"
@@ -38,7 +41,7 @@ public enum AssetState: Sendable, Equatable {
     /// Deliberately not prefetched (`prefetch: false`, `cache=false`).
     case skipped
     case failed(AssetFailure)
-    /// Left for a later run by this run's limits (`byte_budget`, `metered`).
+    /// Left for a later run by this run's limits (`byte_budget`, `metered`, `storage_low`).
     case deferred(DiscardReason)
 }
 

@@ -11,7 +11,8 @@ public struct ReadinessIndex: Sendable, Equatable {
     /// The format's version, as the report's: `1.x.y` keeps every key's meaning.
     /// 1.2.0: the index follows the run (`decided_at`; `deferred` with
     /// reason `pending` or `run_stopped` for a message no run has decided yet).
-    public static let formatVersion = "1.3.0"
+    /// 1.4.0: `deferred` with reason `storage_low` (the free-space floor).
+    public static let formatVersion = "1.4.0"
 
     /// Seconds since 1970.
     public var computedAt: Double
@@ -44,7 +45,8 @@ public struct ReadinessIndex: Sendable, Equatable {
     }
 
     /// The reasons of a `deferred` message that no run has decided yet, beside
-    /// the run's download limits (``DiscardReason/byteBudget``, ``DiscardReason/metered``).
+    /// the run's download limits (``DiscardReason/byteBudget``, ``DiscardReason/metered``)
+    /// and its free-space floor (``DiscardReason/storageLow``).
     public enum Undecided {
         /// New in the manifest of the run in progress, which has not decided it yet.
         public static let pending = "pending"

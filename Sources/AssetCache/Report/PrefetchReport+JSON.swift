@@ -89,6 +89,7 @@ extension PrefetchReport {
                 json.object { json in eviction.writeRemovals(to: &json) }
             }
             writeLimits(to: &json)
+            writeFreeSpace(to: &json)
         }
     }
 }

@@ -1,7 +1,7 @@
 /// The result of a run, encoded as the JSON report of docs/report.md.
 public struct PrefetchReport: Sendable, Encodable {
     /// The report format's version, bumped when keys change meaning.
-    public static let formatVersion = "1.5.0"
+    public static let formatVersion = "1.6.0"
 
     public var cacheDirectory: String
     public var durationMs: Int
@@ -30,6 +30,9 @@ public struct PrefetchReport: Sendable, Encodable {
     /// The link's outages the transfers rode through or gave up on; nil for
     /// `plan` and `--offline`, where nothing was sent.
     public var link: LinkOutages?
+    /// `--min-free` and the file system's free space; nil for `plan`,
+    /// `--offline`, and where the file system cannot say.
+    public var freeSpace: FreeSpaceUse?
 
     /// Verdicts for every message, in manifest order, from what the run found:
     /// `fetched` holds the records of `plan.fetch`, in its order (an item's kinds
@@ -108,6 +111,7 @@ public struct PrefetchReport: Sendable, Encodable {
 
     enum CodingKeys: String, CodingKey {
         case version, messages, assets, totals, link, scrub, budget, metered, warnings
+        case freeSpace = "free_space"
         case garbageCollection = "eviction"
         case manifestOrigin = "manifest"
         case cacheDirectory = "cache_dir"
@@ -129,6 +133,7 @@ public struct PrefetchReport: Sendable, Encodable {
         try container.encodeIfPresent(garbageCollection, forKey: .garbageCollection)
         try container.encodeIfPresent(budgetBody, forKey: .budget)
         try container.encodeIfPresent(meteredBody, forKey: .metered)
+        try container.encodeIfPresent(freeSpaceBody, forKey: .freeSpace)
     }
 }
 

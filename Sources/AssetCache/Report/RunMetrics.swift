@@ -23,10 +23,12 @@ public enum RunMetrics {
     public static let metered = "prefetch_metered_link"
     public static let maxDownloadBytes = "prefetch_max_download_bytes"
     public static let deltaSavedBytes = "prefetch_delta_saved_bytes_total"
+    public static let minFreeBytes = "prefetch_min_free_bytes"
+    public static let freeBytes = "prefetch_free_bytes"
 
     /// The help text of each metric recorded here, for backends that print one.
     public static let help: [String: String] = [
-        messages: "Messages of the last run by status and, for discarded ones and those deferred by a download limit, reason.",
+        messages: "Messages of the last run by status and, for discarded ones and those deferred by a download limit or the free-space floor, reason.",
         assets: "Assets of the last run by outcome.",
         assetErrors: "Assets of the last run whose last attempt failed, by error kind (failed and stale outcomes).",
         downloadedBytes: "Body bytes downloaded for assets.",
@@ -43,6 +45,8 @@ public enum RunMetrics {
         metered: "1 when the last run's link was metered (--metered), else 0.",
         maxDownloadBytes: "The last run's --max-download-bytes.",
         deltaSavedBytes: "Bytes of changed ZIPs that delta refreshes did not download: their size less what their range requests fetched.",
+        minFreeBytes: "The free space the last run left on the cache's file system at least (--min-free), in bytes.",
+        freeBytes: "Free space on the cache's file system once the last run had fetched everything, in bytes.",
     ]
 
     /// Discard reasons a run can decide; the display-time ones belong to the delivery engine.
@@ -51,7 +55,7 @@ public enum RunMetrics {
     ]
 
     /// Why a run defers a message: to display time, or to a later run.
-    static let deferReasons: [DiscardReason] = [.notPrefetched, .byteBudget, .metered]
+    static let deferReasons: [DiscardReason] = [.notPrefetched, .byteBudget, .metered, .storageLow]
 
     /// Every label value a run can produce is recorded, zeros included, so that
     /// a series never vanishes from one run to the next.
@@ -97,6 +101,10 @@ public enum RunMetrics {
         }
         if let budget = report.byteBudget {
             Gauge(label: maxDownloadBytes, dimensions: dimensions, factory: factory).record(budget.maxDownloadBytes)
+        }
+        if let space = report.freeSpace {
+            Gauge(label: minFreeBytes, dimensions: dimensions, factory: factory).record(space.minFreeBytes)
+            Gauge(label: freeBytes, dimensions: dimensions, factory: factory).record(space.freeBytes)
         }
         if let collection = report.garbageCollection {
             recordCache(bytes: collection.bytesAfter, budget: collection.budget, dimensions: dimensions, factory: factory)

@@ -8,14 +8,26 @@ package enum ArchiveUnpacker {
     /// not exist when the checks failed before extraction began. Files equal to
     /// those of `previous` (the tree of the version this ZIP replaces) are linked
     /// from it rather than written; every check runs as for a written one.
+    /// `room`, asked once the checks pass and before anything is written,
+    /// with the entries' declared bytes and an upper bound of the files and
+    /// directories they make: false fails the unpack as a full disk does
+    /// (``AssetFailure/lacksSpace``), and nothing is written.
     package static func unpack(
         zipPath: String,
         into directory: FileLocation,
         previous: Directory? = nil,
-        limits: ArchiveLimits = .init()
+        limits: ArchiveLimits = .init(),
+        room: ((_ bytes: Int64, _ files: Int) -> Bool)? = nil
     ) -> Result<ArchiveInfo, AssetFailure> {
         do throws(AssetFailure) {
-            let (archive, plan) = try check(zipPath: zipPath, limits: limits)
+            let (archive, plan, declared) = try check(zipPath: zipPath, limits: limits)
+            // Each entry a file or a directory, each possibly under a directory
+            // of its own, and the tree's root and digest list.
+            if let room, !room(declared, 2 * plan.count + 2) {
+                var failure = AssetFailure(.storage, "unpacking it takes \(declared) bytes, which the cache's file system does not have above --min-free")
+                failure.lacksSpace = true
+                throw failure
+            }
             let tree = try TreeWriter(creating: directory)
             let extraction = Extraction(archive: archive, tree: tree, previous: previous.map(PreviousTree.init), limits: limits)
             return .success(try extraction.run(plan))
@@ -36,7 +48,7 @@ package enum ArchiveUnpacker {
     /// libzip, whose entries must agree with it.
     private static func check(
         zipPath: String, limits: ArchiveLimits
-    ) throws(AssetFailure) -> (ZipArchive, [ArchiveEntryChecks.Planned]) {
+    ) throws(AssetFailure) -> (ZipArchive, [ArchiveEntryChecks.Planned], declared: Int64) {
         var checks = ArchiveEntryChecks(limits: limits)
         let directory = try layout(zipPath) { () throws(ZipCentralDirectory.Failure) in try ZipCentralDirectory(path: zipPath) }
         let end = try layout(zipPath) { () throws(ZipCentralDirectory.Failure) in try directory.end() }
@@ -60,7 +72,7 @@ package enum ArchiveUnpacker {
         for record in records {
             plan.append(try checks.admit(try archive.entry(matching: record)))
         }
-        return (archive, plan)
+        return (archive, plan, checks.declaredBytes)
     }
 
     private static func layout<T>(

@@ -57,6 +57,8 @@ struct ConfigKey: Sendable {
         ConfigKey(name: "scrub-percent", commands: ["run"]),
         ConfigKey(name: "metrics-file", commands: ["run"], isPath: true),
         ConfigKey(name: "max-download-bytes", commands: ["run"]),
+        // status shows the floor a run keeps.
+        ConfigKey(name: "min-free", commands: ["run", "status"]),
         // What --metered auto falls back to, not --metered itself: where
         // NetworkManager runs, its answer wins over the file's.
         ConfigKey(name: "metered", commands: ["run"], flag: "metered-config"),
@@ -74,6 +76,7 @@ struct ConfigKey: Sendable {
             ByteSize.forms
         case "max-run-time", "wait", "link-wait", "connect-timeout", "stall-timeout", "max-time", "head-start", "jitter":
             Seconds.forms
+        case "min-free": MinFreeArgument.forms
         case "concurrency", "per-host": "a whole number from 1 to 256"
         case "retries": "a whole number from 0 to 100"
         case "scrub-percent": "a whole number from 0 to 100"

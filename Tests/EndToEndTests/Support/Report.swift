@@ -60,6 +60,11 @@ struct Report: Decodable {
         var max_asset_bytes, deferred_messages: Int
     }
 
+    /// The free-space floor and the cache's file system (format 1.6.0).
+    struct FreeSpace: Decodable {
+        var min_free_bytes, free_bytes, lowest_free_bytes, evicted_refs, deferred_messages: Int
+    }
+
     struct Link: Decodable {
         var down_seconds: Double
         var outages: Int
@@ -82,6 +87,7 @@ struct Report: Decodable {
     var budget: Budget?
     var metered: Metered?
     var link: Link?
+    var free_space: FreeSpace?
     var warnings: [Warning]?
 
     func message(_ id: String) -> Message? { messages.first { $0.id == id } }

@@ -334,7 +334,10 @@ final class Transfer: TransferQueueItem {
             _ = postpone(DownloadAllowance.Refusal(reason: .metered, why: "its body passed \(cap) bytes"))
             return 0
         }
+        if !claimSpace(received) { return 0 }
         if let failure = sink.append(buffer) {
+            // A full disk is no fault of the asset's: it waits for a later run.
+            if failure.lacksSpace { deferral = .storageLow }
             callbackFailure = failure
             return 0
         }

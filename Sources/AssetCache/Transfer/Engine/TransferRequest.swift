@@ -26,6 +26,8 @@ package struct TransferRequest: Sendable {
     package var maxSize: Int64?
     /// The run's byte budget and metered cap for this asset; nil for neither.
     package var allowance: DownloadAllowance?
+    /// What the body may write above the run's free-space floor; nil for no floor.
+    package var space: SpaceClaim?
     /// A `HEAD` request: the response head (its Content-Length) and no body.
     package var headOnly = false
     /// Set when `headers` ask for byte ranges (the delta engine's requests):

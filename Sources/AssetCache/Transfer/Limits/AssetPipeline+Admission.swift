@@ -20,10 +20,11 @@ extension AssetPipeline {
     /// and admitted by the Content-Length it gives. Nil when no answer names one
     /// (no Content-Length, a failure): the GET's head and its body are checked
     /// as they arrive, as before.
-    func sizeBeforeBody(of item: AssetPlan.Item, cached: CachedCopy?, allowance: DownloadAllowance, engine: TransferEngine) async -> Int64? {
+    /// The free-space floor asks the same near the floor (``RunSpace/isNear``).
+    func sizeBeforeBody(of item: AssetPlan.Item, cached: CachedCopy?, budget: ByteBudget?, engine: TransferEngine) async -> Int64? {
         if let cached { return cached.ref.bytes }
         // Nothing fits any more: the asset is deferred without a request.
-        if let budget = allowance.budget, budget.left <= 0 { return nil }
+        if let budget, budget.left <= 0 { return nil }
         var request = TransferRequest(url: item.url.string, location: store.temporaryFile("head"), priority: item.priority)
         request.headOnly = true
         let result = await engine.fetch(request)

@@ -3,16 +3,20 @@
 /// ranged request's head against ``TransferRequest/Ranged``.
 extension Transfer {
     /// On a 2xx head: whether the body its Content-Length announces fits the
-    /// download limits (``DownloadAllowance/admitHead(length:prefix:)``).
-    /// Without a Content-Length the bytes are counted as they arrive.
+    /// download limits (``DownloadAllowance/admitHead(length:prefix:)``), then
+    /// the free-space floor (``admitSpace(length:)``). Without a
+    /// Content-Length the bytes are counted as they arrive.
     func admitBody() -> Bool {
         allowance?.headKnown?()
-        guard allowance != nil, let field = head.headers["content-length"],
-              let length = Int64(ResponseHead.trimmed(field)), length >= 0 else { return true }
+        guard allowance != nil || request.space != nil, let field = head.headers["content-length"],
+              let length = Int64(ResponseHead.trimmed(field)), length >= 0 else {
+            request.space?.headKnown?()
+            return true
+        }
         // A 206 continues the file: the asset is the prefix and the rest.
         let prefix = head.status == 206 ? range?.offset ?? 0 : 0
-        guard let refusal = allowance?.admitHead(length: length, prefix: prefix) else { return true }
-        return postpone(refusal)
+        if let refusal = allowance?.admitHead(length: length, prefix: prefix) { return postpone(refusal) }
+        return admitSpace(length: length)
     }
 
     /// On a 2xx head of a ranged request (``TransferRequest/Ranged``).
