@@ -37,6 +37,9 @@ I J  peak RSS over 10,000 and 100,000 assets, and a slow host's hold on a run:
    run once, after the rounds (bench/bounds.py)
 K  fsync, fdatasync and syncfs calls of a cold run (strace -f -c), and D0: D
    without its checks (curl download only)
+V  the free-space floor: a cold run into a 400 MiB file system of which another
+   file takes 250 MiB, its free space watched during the run, then a run once
+   that file shrank: run once, after the rounds (bench/floor.py)
 L  over an emulated LTE-like and 3G-like link (bench/linkem.py in front of
    nginx): a cold run against curl --parallel, the session-start message's
    ready time, bytes through the link, 5 s and 30 s outages, a byte budget:
@@ -60,6 +63,7 @@ import subprocess
 import sys
 
 import bounds
+import floor
 import link
 import mechanisms
 import mixes
@@ -258,6 +262,8 @@ def main():
     parser.add_argument("--only-bounds", action="store_true", help="run I and J alone and print their rows; BENCHMARKS.md is left alone")
     parser.add_argument("--no-link", action="store_true", help="skip L and D (the emulated LTE and 3G links, ~3.5 minutes)")
     parser.add_argument("--only-link", action="store_true", help="run L and D alone and print their rows; BENCHMARKS.md is left alone")
+    parser.add_argument("--no-floor", action="store_true", help="skip V (the free-space floor on a small file system; needs root)")
+    parser.add_argument("--only-floor", action="store_true", help="run V alone and print its rows; BENCHMARKS.md is left alone")
     parser.add_argument("--no-write", action="store_true", help="print the table only; leave BENCHMARKS.md alone")
     parser.add_argument("--scratch-gib", type=int, default=6,
                         help="the runs' files kept until they exceed this, then deleted between rounds, with a pause (bench/scratch.py)")
@@ -275,7 +281,7 @@ def main():
         print_rows(lambda s, row: bounds.rows(s, bench.notes, row, mib), bench)
         return
     corpus = os.path.join(args.work, "corpus")
-    big = not (args.no_big or args.only_link)
+    big = not (args.no_big or args.only_link or args.only_floor)
     subprocess.run([sys.executable, os.path.join(BENCH, "corpus.py"), "--out", corpus] + (["--big"] if big else []), check=True)
     with open(os.path.join(corpus, "assets.json")) as f:
         assets = json.load(f)["assets"]
@@ -284,6 +290,11 @@ def main():
         link.run(bench, Nginx, assets, os.path.join(corpus, "www"), log)
         bench.scratch.clear()
         print_rows(lambda s, row: link.rows(s, bench.notes, row), bench)
+        return
+    if args.only_floor:
+        bench = Bench(args, assets)
+        floor.run(bench, Nginx, assets, os.path.join(corpus, "www"), log)
+        print_rows(lambda s, row: floor.rows(s, bench.notes, row, len(assets)), bench)
         return
 
     bench = Bench(args, assets)
@@ -338,6 +349,8 @@ def main():
         bounds.run(bench, Nginx, log)
     if not args.no_link:
         link.run(bench, Nginx, assets, www, log)
+    if not args.no_floor:
+        floor.run(bench, Nginx, assets, www, log)
     bench.scratch.clear()
 
     rendered, missed = table(bench, args.rounds)

@@ -8,6 +8,7 @@ import statistics
 import subprocess
 
 import bounds
+import floor
 import link
 import mechanisms
 import mixes
@@ -142,6 +143,7 @@ def table(bench, rounds):
     mechanisms.rows(s, row)
     bounds.rows(s, bench.notes, row, mib)
     link.rows(s, bench.notes, row)
+    floor.rows(s, bench.notes, row, len(bench.assets))
     return render(rows)
 
 
