@@ -19,9 +19,10 @@ build: deps
 
 # The tests make a private CA with openssl and sign manifests with signify-openbsd,
 # as operators and publishers do, run prefetch under faketime for a device
-# whose clock is elsewhere and under strace to see an offline run connect nowhere;
+# whose clock is elsewhere and under strace to see an offline run connect nowhere,
+# and make bundles with Info-ZIP's zip to refresh by delta;
 # a missing tool fails its tests, it never skips them.
-TEST_TOOLS = openssl signify-openbsd faketime strace
+TEST_TOOLS = openssl signify-openbsd faketime strace zip
 test-deps:
 	@for tool in $(TEST_TOOLS); do command -v $$tool >/dev/null 2>&1 || missing=1; done; \
 	if [ -n "$$missing" ]; then \

@@ -56,6 +56,7 @@ let package = Package(
             name: "FixtureServer",
             dependencies: [
                 "CZlib",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

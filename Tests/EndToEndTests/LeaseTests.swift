@@ -132,7 +132,7 @@ import Testing
         let run = try await setup.prefetch(["run", setup.later, "--json", "--budget", "0"])
         #expect(run.status == 0, "\(run.stderr)")
         let report = try JSONDecoder().decode(RunReport.self, from: run.stdout)
-        #expect(report.version == "1.5.0")
+        #expect(report.version == "1.6.0")
         let eviction = try #require(report.eviction)
         #expect(eviction.kept_leased == 1)
         #expect(eviction.kept_leased_bytes > 0)

@@ -34,7 +34,7 @@ import Testing
             "prefetch: warning: triggers[1].data.imageurl: a MODAL message takes no 'imageurl'; it is ignored; did you mean 'image_url'?",
         ])
         let report = try result.report()
-        #expect(report.version == "1.5.0")
+        #expect(report.version == "1.6.0")
         #expect(report.warnings == [Self.sessionStart, Self.imageURL])
     }
 

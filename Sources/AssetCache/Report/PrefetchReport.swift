@@ -1,7 +1,7 @@
 /// The result of a run, encoded as the JSON report of docs/report.md.
 public struct PrefetchReport: Sendable, Encodable {
     /// The report format's version, bumped when keys change meaning.
-    public static let formatVersion = "1.5.0"
+    public static let formatVersion = "1.6.0"
 
     public var cacheDirectory: String
     public var durationMs: Int
@@ -250,6 +250,7 @@ extension AssetRecord: Encodable {
     enum CodingKeys: String, CodingKey {
         case url, kind, outcome, sha256, bytes, path, attempts, reason, unpack, delta, error
         case deltaFallback = "delta_fallback"
+        case deltaEvidence = "delta_evidence"
     }
 
     private struct DeltaBody: Encodable {
@@ -276,6 +277,7 @@ extension AssetRecord: Encodable {
         try container.encodeIfPresent(unpack, forKey: .unpack)
         try container.encodeIfPresent(
             delta.map { DeltaBody(fetched_bytes: $0.fetchedBytes, reused_bytes: $0.reusedBytes, requests: $0.requests) }, forKey: .delta)
+        try container.encodeIfPresent(deltaEvidence?.rawValue, forKey: .deltaEvidence)
         try container.encodeIfPresent(deltaFallback?.rawValue, forKey: .deltaFallback)
         if let failure {
             try container.encode(ErrorBody(kind: failure.kind, message: failure.message), forKey: .error)
