@@ -85,7 +85,7 @@ let package = Package(
         .testTarget(
             name: "AssetCacheTests",
             dependencies: ["AssetCache", "InAppDelivery", "FixtureServer", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "FixtureServerTests", dependencies: ["FixtureServer"]),
+        .testTarget(name: "FixtureServerTests", dependencies: ["FixtureServer", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "InAppDeliveryTests", dependencies: ["InAppDelivery", "AssetCache"]),
         .testTarget(name: "EndToEndTests", dependencies: ["AssetCache", "FixtureServer", "prefetch", "fixture-server", "EmbedPrefetch"]),
     ],
