@@ -239,7 +239,7 @@ def download_only(bench, lists):
 
 
 def print_rows(add_rows, bench):
-    """One section's rows alone (--only-bounds, --only-link), printed only."""
+    """One section's rows alone (--only-bounds, --only-link, --only-delta), printed only."""
     rows = []
     add_rows({k: median(v) for k, v in bench.samples.items()}, row_adder(rows))
     rendered, missed = render(rows)
@@ -258,6 +258,8 @@ def main():
     parser.add_argument("--only-bounds", action="store_true", help="run I and J alone and print their rows; BENCHMARKS.md is left alone")
     parser.add_argument("--no-link", action="store_true", help="skip L and D (the emulated LTE and 3G links, ~3.5 minutes)")
     parser.add_argument("--only-link", action="store_true", help="run L and D alone and print their rows; BENCHMARKS.md is left alone")
+    parser.add_argument("--only-delta", action="store_true",
+                        help="run D alone (nginx and the emulated links, no corpus) and print its rows; BENCHMARKS.md is left alone")
     parser.add_argument("--no-write", action="store_true", help="print the table only; leave BENCHMARKS.md alone")
     parser.add_argument("--scratch-gib", type=int, default=6,
                         help="the runs' files kept until they exceed this, then deleted between rounds, with a pause (bench/scratch.py)")
@@ -273,6 +275,12 @@ def main():
         bench = Bench(args)
         bounds.run(bench, Nginx, log)
         print_rows(lambda s, row: bounds.rows(s, bench.notes, row, mib), bench)
+        return
+    if args.only_delta:
+        bench = Bench(args)
+        link.run_delta(bench, Nginx, os.path.join(args.work, "delta-www"), log)
+        bench.scratch.clear()
+        print_rows(lambda s, row: link.delta.rows(bench.notes, link.LINKS, row), bench)
         return
     corpus = os.path.join(args.work, "corpus")
     big = not (args.no_big or args.only_link)
