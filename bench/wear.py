@@ -132,7 +132,8 @@ def cold_and_warm(bench, disk, manifest, count, name):
         written, report = disk.written_by(prefetch)
         warm.append(written)
         outcomes.append(report_outcomes(report))
-    return {"cold": cold, "kept": kept_bytes(cache), "warm": warm, "outcomes": outcomes[-1]}
+    return {"cold": cold, "kept": kept_bytes(cache), "warm": warm, "outcomes": outcomes[-1],
+            "state": os.path.getsize(os.path.join(cache, "state.json"))}
 
 
 def report_outcomes(report):
@@ -155,4 +156,5 @@ def rows(bench, row):
                        ("no-cache", "every asset revalidated, 304 with no-cache")):
         most = max(wear[name]["warm"])
         row(f"W  warm run, {what}: device bytes", f"{most / 1024:.0f} KiB", "<= 256 KiB", most <= WARM_TARGET,
-            f"the largest of {WARM_RUNS}: " + ", ".join(f"{b:,}" for b in wear[name]["warm"]) + f" B; {wear[name]['outcomes']}")
+            f"the largest of {WARM_RUNS}: " + ", ".join(f"{b:,}" for b in wear[name]["warm"])
+            + f" B; {wear[name]['outcomes']}; state.json {wear[name]['state']:,} B")
