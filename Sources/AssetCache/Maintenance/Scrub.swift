@@ -77,16 +77,18 @@ extension CacheStore {
         result.cacheBytes = entries.reduce(0) { $0 + $1.bytes }
 
         let slice = policy.slice(ofCache: result.cacheBytes)
-        let recheck = Set(position?.recheck ?? [])
+        // Those gone since (evicted, removed by verify) are forgotten.
+        let recheck = Set(position?.recheck ?? []).intersection(entries.map(\.key))
         let start = position.flatMap { after in entries.firstIndex { $0.key > after.after } } ?? 0
         let order = entries.filter { recheck.contains($0.key) }
             + (entries[start...] + entries[..<start]).filter { !recheck.contains($0.key) }
         var planned: Int64 = 0
         var damaged: [String: CacheProblem] = [:]
         var last = position?.after
+        var unread = recheck
         for entry in order where planned < slice {
             planned += max(entry.bytes, 1)
-            if !recheck.contains(entry.key) { last = entry.key }
+            if unread.remove(entry.key) == nil { last = entry.key }
             if entry.isTree {
                 let (problem, bytes) = checkTree(entry.sha)
                 result.trees += 1
@@ -114,7 +116,7 @@ extension CacheStore {
             case .ref, .lease: nil
             }
         }
-        result.position = last.map { ScrubPosition(after: $0, recheck: leased) }
+        result.position = last.map { ScrubPosition(after: $0, recheck: (leased + unread).sorted()) }
         sweepLoneDigestLists(trees: Set(treeNames))
         // scrub.json of a release before the position: its times order nothing now.
         _ = directory.unlink(Self.formerScrubRecord)
