@@ -115,7 +115,9 @@ fixtures:
 # table and writes BENCHMARKS.md. BENCH_ARGS
 # passes options on, e.g. BENCH_ARGS="--rounds 7 --no-big", BENCH_ARGS="--only-bounds"
 # for rows I and J (bench/bounds.py) alone, BENCH_ARGS="--only-link" for rows L and D
-# (bench/link.py: LTE- and 3G-like links, outages; bench/delta.py: bundles by delta) alone, or BENCH_ARGS="--callgrind" to add
+# (bench/link.py: LTE- and 3G-like links, outages; bench/delta.py: bundles by delta) alone, BENCH_ARGS="--only-wear"
+# for rows W (bench/wear.py: bytes a run writes to a loop device) alone, BENCH_ARGS="--only-delta" for rows D
+# alone (nginx and the emulated links, no corpus), or BENCH_ARGS="--callgrind" to add
 # instruction counts of the plan and of Python (valgrind).
 BENCH_TOOLS = nginx curl aria2c pngcheck djpeg cjpeg giftext dwebp cwebp unzip python3 strace
 BENCH_PACKAGES = nginx curl aria2 pngcheck libjpeg-turbo-progs giflib-tools webp unzip python3 time strace

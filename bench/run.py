@@ -44,6 +44,9 @@ L  over an emulated LTE-like and 3G-like link (bench/linkem.py in front of
 D  a 40-file bundle updated by delta against nginx's multipart ranges over those
    links: the one-file update's bytes and time against --no-delta, and every
    update case's tree (bench/delta.py, run with L)
+W  bytes written to the block device (a 1 GiB ext4 loop device) by a cold run
+   and by warm runs with nothing changed on the server: nothing asked, every
+   asset revalidated with a new lifetime, and without one (bench/wear.py; root)
 
 Every run writes into a new directory, and none is deleted within a minute of a
 measured run (bench/scratch.py: ext4 without a journal slows file creation after
@@ -64,6 +67,7 @@ import link
 import mechanisms
 import mixes
 import tls
+import wear
 from scratch import Scratch
 from harness import BENCH, TOP, Nginx, free_port, limit_rate_sample, log, measure, opener_id, write_inputs
 from table import describe, distinct, machine, median, mib, render, row_adder, table, versions, write_benchmarks
@@ -260,6 +264,8 @@ def main():
     parser.add_argument("--only-link", action="store_true", help="run L and D alone and print their rows; BENCHMARKS.md is left alone")
     parser.add_argument("--only-delta", action="store_true",
                         help="run D alone (nginx and the emulated links, no corpus) and print its rows; BENCHMARKS.md is left alone")
+    parser.add_argument("--no-wear", action="store_true", help="skip W (bytes written to a loop device per run, ~2 minutes)")
+    parser.add_argument("--only-wear", action="store_true", help="run W alone and print its rows; BENCHMARKS.md is left alone")
     parser.add_argument("--no-write", action="store_true", help="print the table only; leave BENCHMARKS.md alone")
     parser.add_argument("--scratch-gib", type=int, default=6,
                         help="the runs' files kept until they exceed this, then deleted between rounds, with a pause (bench/scratch.py)")
@@ -283,10 +289,15 @@ def main():
         print_rows(lambda s, row: link.delta.rows(bench.notes, link.LINKS, row), bench)
         return
     corpus = os.path.join(args.work, "corpus")
-    big = not (args.no_big or args.only_link)
+    big = not (args.no_big or args.only_link or args.only_wear)
     subprocess.run([sys.executable, os.path.join(BENCH, "corpus.py"), "--out", corpus] + (["--big"] if big else []), check=True)
     with open(os.path.join(corpus, "assets.json")) as f:
         assets = json.load(f)["assets"]
+    if args.only_wear:
+        bench = Bench(args, assets)
+        wear.run(bench, Nginx, assets, os.path.join(corpus, "www"), log)
+        print_rows(lambda s, row: wear.rows(bench, row), bench)
+        return
     if args.only_link:
         bench = Bench(args, assets)
         link.run(bench, Nginx, assets, os.path.join(corpus, "www"), log)
@@ -346,6 +357,8 @@ def main():
         bounds.run(bench, Nginx, log)
     if not args.no_link:
         link.run(bench, Nginx, assets, www, log)
+    if not args.no_wear:
+        wear.run(bench, Nginx, assets, www, log)
     bench.scratch.clear()
 
     rendered, missed = table(bench, args.rounds)

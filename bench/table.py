@@ -12,6 +12,7 @@ import link
 import mechanisms
 import mixes
 import tls
+import wear
 from harness import LIMIT_RATE, TOP
 
 BEGIN = "<!-- bench:begin -->"
@@ -142,6 +143,7 @@ def table(bench, rounds):
     mechanisms.rows(s, row)
     bounds.rows(s, bench.notes, row, mib)
     link.rows(s, bench.notes, row)
+    wear.rows(bench, row)
     return render(rows)
 
 
