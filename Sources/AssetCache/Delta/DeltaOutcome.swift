@@ -41,9 +41,9 @@ public enum DeltaFallback: String, Sendable, CaseIterable {
     /// with every local header fetched.
     case integrityMismatch = "integrity_mismatch"
     /// The rebuilt bytes are not those of the whole-file digest the server
-    /// sent (``ServedDigest``), even with every local header fetched: an
-    /// entry's data is not what its CRC-32 says (a forged CRC), or the
-    /// server's digest is not of its file.
+    /// sent (`Repr-Digest`, `x-goog-hash`), even with every local header
+    /// fetched: an entry's data is not what its CRC-32 says (a forged CRC), or
+    /// the server's digest is not of its file.
     case digestMismatch = "digest_mismatch"
     /// A range request failed (network, status, size) or a file could not be written.
     case requestFailed = "request_failed"
@@ -54,8 +54,8 @@ public enum DeltaFallback: String, Sendable, CaseIterable {
 public enum DeltaEvidence: String, Sendable, CaseIterable {
     /// The manifest's `integrity` pin: the rebuilt bytes' SHA-256 is the pinned one.
     case pin
-    /// A whole-file digest the server sent (``ServedDigest``): the rebuilt
-    /// bytes are the server's file.
+    /// A whole-file digest the server sent (`Repr-Digest`, `x-goog-hash`):
+    /// the rebuilt bytes are the server's file.
     case digest
     /// Nothing but the central directory: every byte of the new file was
     /// fetched except reused entries' data, which rests on its CRC-32 alone.
@@ -64,9 +64,9 @@ public enum DeltaEvidence: String, Sendable, CaseIterable {
 
 /// What an asset's records say of its delta refresh: the report's `delta`
 /// (what it cost and saved), `delta_evidence` (what proved its bytes) and
-/// `delta_fallback` (why it gave way to a full download), docs/report.md. Empty when no delta was tried, and when the
-/// refresh was answered as a plain revalidation would be (a 304, a failure,
-/// a tail that was the whole file).
+/// `delta_fallback` (why it gave way to a full download), docs/report.md.
+/// Empty when no delta was tried, and when the refresh was answered as a plain
+/// revalidation would be (a 304, a failure, a tail that was the whole file).
 struct DeltaSummary: Sendable {
     var stats: DeltaStats?
     var fallback: DeltaFallback?
