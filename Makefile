@@ -19,9 +19,10 @@ build: deps
 
 # The tests make a private CA with openssl and sign manifests with signify-openbsd,
 # as operators and publishers do, run prefetch under faketime for a device
-# whose clock is elsewhere and under strace to see an offline run connect nowhere;
+# whose clock is elsewhere and under strace to see an offline run connect nowhere,
+# and make bundles with Info-ZIP's zip to refresh by delta;
 # a missing tool fails its tests, it never skips them.
-TEST_TOOLS = openssl signify-openbsd faketime strace
+TEST_TOOLS = openssl signify-openbsd faketime strace zip
 test-deps:
 	@for tool in $(TEST_TOOLS); do command -v $$tool >/dev/null 2>&1 || missing=1; done; \
 	if [ -n "$$missing" ]; then \
@@ -114,8 +115,10 @@ fixtures:
 # table and writes BENCHMARKS.md. BENCH_ARGS
 # passes options on, e.g. BENCH_ARGS="--rounds 7 --no-big", BENCH_ARGS="--only-bounds"
 # for rows I and J (bench/bounds.py) alone, BENCH_ARGS="--only-link" for rows L and D
-# (bench/link.py: LTE- and 3G-like links, outages; bench/delta.py: bundles by delta) alone, BENCH_ARGS="--only-floor"
-# for rows V (bench/floor.py: the free-space floor on a small file system; root) alone, or BENCH_ARGS="--callgrind" to add
+# (bench/link.py: LTE- and 3G-like links, outages; bench/delta.py: bundles by delta) alone, BENCH_ARGS="--only-wear"
+# for rows W (bench/wear.py: bytes a run writes to a loop device) alone, BENCH_ARGS="--only-delta" for rows D
+# alone (nginx and the emulated links, no corpus), BENCH_ARGS="--only-floor" for rows V (bench/floor.py: the
+# free-space floor on a small file system; root) alone, or BENCH_ARGS="--callgrind" to add
 # instruction counts of the plan and of Python (valgrind).
 BENCH_TOOLS = nginx curl aria2c pngcheck djpeg cjpeg giftext dwebp cwebp unzip python3 strace
 BENCH_PACKAGES = nginx curl aria2 pngcheck libjpeg-turbo-progs giflib-tools webp unzip python3 time strace

@@ -56,6 +56,7 @@ let package = Package(
             name: "FixtureServer",
             dependencies: [
                 "CZlib",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -84,7 +85,7 @@ let package = Package(
         .testTarget(
             name: "AssetCacheTests",
             dependencies: ["AssetCache", "InAppDelivery", "FixtureServer", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "FixtureServerTests", dependencies: ["FixtureServer"]),
+        .testTarget(name: "FixtureServerTests", dependencies: ["FixtureServer", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "InAppDeliveryTests", dependencies: ["InAppDelivery", "AssetCache"]),
         .testTarget(name: "EndToEndTests", dependencies: ["AssetCache", "FixtureServer", "prefetch", "fixture-server", "EmbedPrefetch"]),
     ],

@@ -2,6 +2,7 @@
 nginx, fixture-server's --limit-rate sample, and the manifests and download
 lists every run reads."""
 
+import http.client
 import json
 import os
 import shutil
@@ -62,12 +63,16 @@ def free_port():
 class Nginx:
     """nginx in the foreground on two loopback ports over the corpus: the first as
     nginx serves files by default (ETag, Last-Modified), the second adding
-    `Cache-Control: no-cache`."""
+    `Cache-Control: no-cache`, and `Repr-Digest` for the paths `set_digests`
+    names (docs/publishing.md's map; none until then)."""
 
     def __init__(self, work, www, extra_servers="", extra_ports=()):
         self.prefix = os.path.join(work, "nginx")
         shutil.rmtree(self.prefix, ignore_errors=True)
         os.makedirs(os.path.join(self.prefix, "logs"))
+        self.digests = os.path.join(self.prefix, "digests.map")
+        self.digest_paths = set()
+        open(self.digests, "w").close()
         self.port = free_port()
         self.no_cache_port = free_port()
         temp = os.path.join(self.prefix, "temp")
@@ -83,6 +88,7 @@ http {{
     access_log off;
     types {{ image/png png; image/jpeg jpg; image/gif gif; image/webp webp; application/zip zip; application/json json; }}
     default_type application/octet-stream;
+    map $uri $repr_digest {{ default ""; include {self.digests}; }}
     sendfile on;
     tcp_nopush on;
     keepalive_requests 100000;
@@ -99,6 +105,7 @@ http {{
         listen 127.0.0.1:{self.no_cache_port};
         root {www};
         add_header Cache-Control no-cache;
+        add_header Repr-Digest $repr_digest;
     }}{extra_servers}
 }}
 """
@@ -122,6 +129,32 @@ http {{
                 time.sleep(0.05)
         self.stop()
         raise SystemExit("bench: nginx did not start listening")
+
+    def set_digests(self, digests):
+        """`Repr-Digest` values by URI path on the no-cache port, as a publisher's
+        script keeps them (docs/publishing.md): the map rewritten, nginx
+        reloaded (SIGHUP), and its answers watched until they carry them."""
+        with open(self.digests, "w") as f:
+            for path, value in digests.items():
+                f.write(f'{path} "{value}";\n')
+        self.process.send_signal(signal.SIGHUP)
+        paths, self.digest_paths = self.digest_paths | set(digests), set(digests)
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            if all(self.head(path).getheader("Repr-Digest") == digests.get(path) for path in paths):
+                return
+            time.sleep(0.05)
+        raise SystemExit("bench: nginx did not take the new Repr-Digest map")
+
+    def head(self, path):
+        connection = http.client.HTTPConnection("127.0.0.1", self.no_cache_port, timeout=5)
+        try:
+            connection.request("HEAD", path)
+            response = connection.getresponse()
+            response.read()
+            return response
+        finally:
+            connection.close()
 
     def url(self, no_cache=False):
         return f"http://127.0.0.1:{self.no_cache_port if no_cache else self.port}"

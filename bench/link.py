@@ -391,6 +391,17 @@ def run(bench, nginx_class, assets, www, log):
         nginx.stop()
 
 
+def run_delta(bench, nginx_class, www, log):
+    """Rows D alone (run.py --only-delta): the bundle's folder under `www`."""
+    os.makedirs(www, exist_ok=True)
+    nginx = nginx_class(os.path.join(bench.work, "link"), www)
+    try:
+        for profile in LINKS:
+            delta.run_profile(bench, profile, Emulator, nginx, www, log, matrix=profile is LINKS[0])
+    finally:
+        nginx.stop()
+
+
 def profile_bdp(profile):
     """Bytes a link holds in flight one way: its down rate x its one-way delay."""
     return linkem.parse_rate(profile.down) * linkem.parse_delay(profile.delay)

@@ -47,6 +47,9 @@ L  over an emulated LTE-like and 3G-like link (bench/linkem.py in front of
 D  a 40-file bundle updated by delta against nginx's multipart ranges over those
    links: the one-file update's bytes and time against --no-delta, and every
    update case's tree (bench/delta.py, run with L)
+W  bytes written to the block device (a 1 GiB ext4 loop device) by a cold run
+   and by warm runs with nothing changed on the server: nothing asked, every
+   asset revalidated with a new lifetime, and without one (bench/wear.py; root)
 
 Every run writes into a new directory, and none is deleted within a minute of a
 measured run (bench/scratch.py: ext4 without a journal slows file creation after
@@ -68,6 +71,7 @@ import link
 import mechanisms
 import mixes
 import tls
+import wear
 from scratch import Scratch
 from harness import BENCH, TOP, Nginx, free_port, limit_rate_sample, log, measure, opener_id, write_inputs
 from table import describe, distinct, machine, median, mib, render, row_adder, table, versions, write_benchmarks
@@ -243,7 +247,7 @@ def download_only(bench, lists):
 
 
 def print_rows(add_rows, bench):
-    """One section's rows alone (--only-bounds, --only-link), printed only."""
+    """One section's rows alone (--only-bounds, --only-link, --only-delta), printed only."""
     rows = []
     add_rows({k: median(v) for k, v in bench.samples.items()}, row_adder(rows))
     rendered, missed = render(rows)
@@ -262,6 +266,10 @@ def main():
     parser.add_argument("--only-bounds", action="store_true", help="run I and J alone and print their rows; BENCHMARKS.md is left alone")
     parser.add_argument("--no-link", action="store_true", help="skip L and D (the emulated LTE and 3G links, ~3.5 minutes)")
     parser.add_argument("--only-link", action="store_true", help="run L and D alone and print their rows; BENCHMARKS.md is left alone")
+    parser.add_argument("--only-delta", action="store_true",
+                        help="run D alone (nginx and the emulated links, no corpus) and print its rows; BENCHMARKS.md is left alone")
+    parser.add_argument("--no-wear", action="store_true", help="skip W (bytes written to a loop device per run, ~2 minutes)")
+    parser.add_argument("--only-wear", action="store_true", help="run W alone and print its rows; BENCHMARKS.md is left alone")
     parser.add_argument("--no-floor", action="store_true", help="skip V (the free-space floor on a small file system; needs root)")
     parser.add_argument("--only-floor", action="store_true", help="run V alone and print its rows; BENCHMARKS.md is left alone")
     parser.add_argument("--no-write", action="store_true", help="print the table only; leave BENCHMARKS.md alone")
@@ -280,11 +288,22 @@ def main():
         bounds.run(bench, Nginx, log)
         print_rows(lambda s, row: bounds.rows(s, bench.notes, row, mib), bench)
         return
+    if args.only_delta:
+        bench = Bench(args)
+        link.run_delta(bench, Nginx, os.path.join(args.work, "delta-www"), log)
+        bench.scratch.clear()
+        print_rows(lambda s, row: link.delta.rows(bench.notes, link.LINKS, row), bench)
+        return
     corpus = os.path.join(args.work, "corpus")
-    big = not (args.no_big or args.only_link or args.only_floor)
+    big = not (args.no_big or args.only_link or args.only_wear or args.only_floor)
     subprocess.run([sys.executable, os.path.join(BENCH, "corpus.py"), "--out", corpus] + (["--big"] if big else []), check=True)
     with open(os.path.join(corpus, "assets.json")) as f:
         assets = json.load(f)["assets"]
+    if args.only_wear:
+        bench = Bench(args, assets)
+        wear.run(bench, Nginx, assets, os.path.join(corpus, "www"), log)
+        print_rows(lambda s, row: wear.rows(bench, row), bench)
+        return
     if args.only_link:
         bench = Bench(args, assets)
         link.run(bench, Nginx, assets, os.path.join(corpus, "www"), log)
@@ -349,6 +368,8 @@ def main():
         bounds.run(bench, Nginx, log)
     if not args.no_link:
         link.run(bench, Nginx, assets, www, log)
+    if not args.no_wear:
+        wear.run(bench, Nginx, assets, www, log)
     if not args.no_floor:
         floor.run(bench, Nginx, assets, www, log)
     bench.scratch.clear()

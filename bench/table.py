@@ -13,6 +13,7 @@ import link
 import mechanisms
 import mixes
 import tls
+import wear
 from harness import LIMIT_RATE, TOP
 
 BEGIN = "<!-- bench:begin -->"
@@ -144,6 +145,7 @@ def table(bench, rounds):
     bounds.rows(s, bench.notes, row, mib)
     link.rows(s, bench.notes, row)
     floor.rows(s, bench.notes, row, len(bench.assets))
+    wear.rows(bench, row)
     return render(rows)
 
 

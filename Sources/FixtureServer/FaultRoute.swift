@@ -25,6 +25,8 @@ struct FaultRoute: Equatable {
     var rate: Int?
     /// How Range requests are answered, and how the answer misbehaves.
     var ranges = RangeRoute()
+    /// `digest=`: a whole-file digest sent with the file's answers.
+    var digest: FileDigest?
     var problems: [String] = []
 
     /// `only=SUFFIX` keeps the faults to paths ending in SUFFIX: a manifest and
@@ -69,6 +71,8 @@ struct FaultRoute: Equatable {
                 rate = nil
                 problems.append("rate must be at least 1 byte per second")
             }
+        case "digest":
+            digest = QueryValue.choice(name, value, Dictionary(uniqueKeysWithValues: FileDigest.allCases.map { ($0.rawValue, $0) }), &problems)
         default: ranges.apply(name: name, value: value, problems: &problems)
         }
     }

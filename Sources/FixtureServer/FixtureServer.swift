@@ -42,7 +42,8 @@ public enum FixtureServerError: Error, Equatable, CustomStringConvertible {
 /// `chunked=1`, `endless=1`, `stall_after=N`, `rate=BYTES_PER_SEC`; for
 /// ranges (``RangeRoute``): `ranges=first|416multi|ignore|multipart`,
 /// `max_ranges=N`, `accept_ranges=0`, `gzip=1`, `then=RELPATH&after=N`,
-/// `bad_range=mismatch|overlap|past_end|endless|garbled`.
+/// `bad_range=mismatch|overlap|past_end|endless|garbled`; a whole-file digest
+/// with every 200 and 206: `digest=sha-256|sha-512|x-goog-hash|wrong`.
 /// A malformed value of one of these is answered with 400.
 public final class FixtureServer: Sendable {
     /// "http://127.0.0.1:PORT" ("https://…" with TLS), no trailing slash.

@@ -52,6 +52,7 @@ final class HTTPHandler: ChannelInboundHandler {
         let failing =
             route.failFirst > 0 && log.attempt(target: exchange.request.target) <= route.failFirst
         var substitution = Substitution(gzip: route.ranges.gzip && Gzip.isAccepted(by: exchange.request.headers["accept-encoding"]))
+        substitution.digest = route.digest
         if let then = route.ranges.then, log.attempt(target: "then\0" + exchange.request.target) > route.ranges.after ?? 0 {
             substitution.replacement = root.filePath(for: then) ?? ""
         }
@@ -121,6 +122,10 @@ final class HTTPHandler: ChannelInboundHandler {
             var plan = ResponsePlan(status: answer.status, headers: answer.headers, body: body)
             if route.ranges.gzip {
                 plan.headers.add(name: "Vary", value: "Accept-Encoding")
+            }
+            // Of the representation: the same for the whole file and any range of it.
+            if let field = opened.digestField, answer.status == .ok || answer.status == .partialContent {
+                plan.headers.add(name: field.name, value: field.value)
             }
             deliver(plan)
         }

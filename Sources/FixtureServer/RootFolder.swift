@@ -15,6 +15,8 @@ struct OpenedFile: Sendable {
     var info: FileInfo
     /// The bytes served instead of the file's (`gzip=1`).
     var encoded: ByteBuffer?
+    /// `digest=`: the header field of the bytes served's digest.
+    var digestField: (name: String, value: String)?
 }
 
 /// What a route serves in place of its own file.
@@ -23,6 +25,8 @@ struct Substitution: Sendable {
     var replacement: String?
     /// `gzip=1`: the gzip encoding of the file.
     var gzip = false
+    /// `digest=`: the digest to send of what is served.
+    var digest: FileDigest?
 }
 
 /// The served folder: maps request paths to files inside it, never outside.
@@ -44,7 +48,7 @@ struct RootFolder: Sendable {
     }
 
     /// Opens and stats off the event loop (both may block on a slow disk), as
-    /// does compressing for gzip. Succeeds with nil for anything but a
+    /// does compressing for gzip and hashing for a digest. Succeeds with nil for anything but a
     /// readable regular file.
     func open(_ filePath: String, substitution: Substitution = Substitution(), on loop: any EventLoop) -> EventLoopFuture<OpenedFile?> {
         threadPool.runIfActive(eventLoop: loop) {
@@ -69,6 +73,9 @@ struct RootFolder: Sendable {
                     opened.info.size = encoded.readableBytes
                     opened.info.encoding = "gzip"
                 }
+            }
+            if let digest = substitution.digest {
+                opened.digestField = try? opened.handle.withUnsafeFileDescriptor { digest.field(descriptor: $0, encoded: opened.encoded) }
             }
             return opened
         }

@@ -20,7 +20,8 @@ struct FixtureServerCommand: AsyncParsableCommand {
             cache_control, expires, retry_after, etag, last_modified, redirect, redirect_loop, \
             chunked, endless, stall_after, rate; for ranges: ranges (multipart, first, 416multi, \
             ignore), max_ranges, accept_ranges, gzip, then with after, bad_range (mismatch, overlap, \
-            past_end, endless, garbled). docs/cli.md says what each does.
+            past_end, endless, garbled), digest (sha-256, sha-512, x-goog-hash, wrong). docs/cli.md \
+            says what each does.
             """)
 
     @Option(help: "The folder to serve.")

@@ -31,6 +31,25 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: store.tmpDirectory).isEmpty)
     }
 
+    /// `gc` keeps what `needed.json` names, else what an older release's
+    /// state.json named; needed.json is written only when the set changes.
+    @Test func neededRefsAreReadFromNeededJSONElseAnOlderStateAndWrittenOnChange() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let store = try CacheStore.openForWriting(at: root)
+        #expect(store.readNeededRefs().isEmpty)
+        try Data(#"{"budget": 5, "last_run": {"finished_at": 1, "duration_ms": 1, "messages": 1, "ready": 1, "discarded": 0, "deferred": 0, "expired": 0, "assets": 1, "downloaded_bytes": 0, "needed": ["old.json"]}}"#.utf8)
+            .write(to: URL(fileURLWithPath: "\(root)/state.json"))
+        #expect(store.readNeededRefs() == ["old.json"])
+        try store.rememberNeededRefs(["b.json", "a.json", "b.json"])
+        #expect(store.readNeededRefs() == ["a.json", "b.json"])
+        let path = "\(root)/needed.json"
+        let inode = try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int
+        try store.rememberNeededRefs(["a.json", "b.json"])
+        #expect(try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int == inode, "the same set was written again")
+        try store.rememberNeededRefs(["a.json"])
+        #expect(store.readNeededRefs() == ["a.json"])
+    }
+
     @Test func refusesAForeignDirectoryAndTouchesNothing() throws {
         defer { try? FileManager.default.removeItem(atPath: root) }
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)

@@ -125,14 +125,44 @@ import Testing
         old: ZipCentralDirectory, end: ZipCentralDirectory.End, records: [ZipCentralDirectory.Record],
         reused: ([ZipCentralDirectory.Record], UInt64) -> [EntryComparison.Reuse]
     ) {
+        try reuse(wholeSpans: true)
+    }
+
+    /// ``reuse()``, whole spans allowed or not (the rebuild is proven or not).
+    static func reuse(wholeSpans: Bool) throws -> (
+        old: ZipCentralDirectory, end: ZipCentralDirectory.End, records: [ZipCentralDirectory.Record],
+        reused: ([ZipCentralDirectory.Record], UInt64) -> [EntryComparison.Reuse]
+    ) {
         let old = try ZipCentralDirectory(path: F.hostile("zip/zip64.zip"))
         let end = try old.end()
         let records = try old.records(end)
         return (old, end, records, { new, offset in
             var newEnd = end
             newEnd.offset = offset
-            return EntryComparison.reusable(old: old, oldEnd: end, oldRecords: records, newRecords: new, newEnd: newEnd)
+            return EntryComparison.reusable(
+                old: old, oldEnd: end, oldRecords: records, newRecords: new, newEnd: newEnd, wholeSpans: wholeSpans)
         })
+    }
+
+    /// Issue 37: unless the rebuild is checked against a pin or a digest, no
+    /// cached local header is reused — only each entry's data, exactly what a
+    /// whole span's ``EntryComparison/Reuse/dataOnly`` gives after a failed check.
+    @Test func withoutProofOnlyDataIsReused() throws {
+        let (old, end, records, unproven) = try Self.reuse(wholeSpans: false)
+        let (_, _, _, proven) = try Self.reuse(wholeSpans: true)
+        let dataOnly = unproven(records, end.offset)
+        #expect(!dataOnly.isEmpty && dataOnly.allSatisfy { !$0.includesLocalHeader })
+        #expect(dataOnly == proven(records, end.offset).compactMap(\.dataOnly))
+        for reuse in dataOnly {
+            let span = try old.span(of: records[reuse.index], before: end.offset)
+            #expect(reuse.newRange == Int64(span.dataStart)..<Int64(span.end))
+        }
+        // The range plan then asks for every local header, and a second plan
+        // after a first that fetched some asks only for the rest.
+        let needed = RangePlan.ranges(before: Int64(end.offset), reused: dataOnly)
+        #expect(needed.first?.lowerBound == 0)
+        let rest = RangePlan.ranges(before: Int64(end.offset), reused: dataOnly, excluding: Array(needed.prefix(1)))
+        #expect(rest == Array(needed.dropFirst()))
     }
 
     /// Which entries a delta reuses: the same name, method, CRC and sizes,

@@ -9,6 +9,7 @@ import Testing
         {"triggers": [
           {"id": "ready \"one\"", "type": "inapp", "data": {"type": "MODAL", "image_url": "http://e.com/a/b.png"}},
           {"id": "broken", "type": "inapp", "data": {"type": "HTML_FULL", "zipped_assets_url": "http://e.com/z.zip"}},
+          {"id": "proven", "type": "inapp", "data": {"type": "HTML_FULL", "zipped_assets_url": "http://e.com/y.zip"}},
           {"id": "later", "type": "inapp", "prefetch": false, "data": {"type": "SLIDEUP", "image_url": "http://e.com/later.png"}},
           {"id": "new-kind", "type": "inapp", "data": {"type": "CAROUSEL"}},
           {"id": "empty", "type": "inapp", "data": {"type": "SLIDEUP"}}
@@ -22,11 +23,18 @@ import Testing
             failure: AssetFailure(.unsafeArchive, "entry '../x\t\u{01}' escapes \\ the \"root\""), finishedMs: 7)
         zipRecord.delta = DeltaStats(fetchedBytes: 9042, reusedBytes: 2_485_604, requests: 3)
         zipRecord.deltaFallback = .integrityMismatch
+        let proven = try AssetURL(parsing: "http://e.com/y.zip")
+        var provenRecord = AssetRecord(
+            url: proven, kind: .archive, outcome: .downloaded, sha256: String(repeating: "cd", count: 32), bytes: 2_494_646,
+            path: "/cache/trees/cd", attempts: 2, failure: nil, finishedMs: 30)
+        provenRecord.delta = DeltaStats(fetchedBytes: 7040, reusedBytes: 2_487_606, requests: 2)
+        provenRecord.deltaEvidence = .digest
         let records: [KindedURL: AssetRecord] = [
             KindedURL(url: image, kind: .image): AssetRecord(
                 url: image, kind: .image, outcome: .downloaded, sha256: String(repeating: "ab", count: 32), bytes: 1234,
                 path: "/cache/objects/ab/é", attempts: 2, failure: nil, finishedMs: 41),
             KindedURL(url: zip, kind: .archive): zipRecord,
+            KindedURL(url: proven, kind: .archive): provenRecord,
         ]
         var report = PrefetchReport(
             manifest: manifest, plan: plan, records: records, now: 0, cacheDirectory: "/cache/dir", durationMs: 812)
@@ -52,6 +60,9 @@ import Testing
         let zipAsset = (written?["assets"] as? [NSDictionary])?.first { $0["kind"] as? String == "archive" }
         #expect((zipAsset?["delta"] as? NSDictionary)?["reused_bytes"] as? Int == 2_485_604)
         #expect(zipAsset?["delta_fallback"] as? String == "integrity_mismatch")
+        #expect(zipAsset?["delta_evidence"] == nil)
+        let provenAsset = (written?["assets"] as? [NSDictionary])?.first { $0["url"] as? String == "http://e.com/y.zip" }
+        #expect(provenAsset?["delta_evidence"] as? String == "digest")
         #expect(String(decoding: report.prettyJSON(), as: UTF8.self).hasPrefix("{\n  \"version\" : \"1.6.0\",\n  \"cache_dir\" : \"/cache/dir\","))
     }
 }

@@ -122,10 +122,12 @@ import Testing
 
     @Test func gcOptions() async throws {
         let setup = try await Self.filled()
-        // Over a budget of 1 byte: the same collection on two copies, told as text and as JSON.
+        // Over a budget of 1 byte, with no manifest's needed refs to keep: the
+        // same collection on two copies, told as text and as JSON.
         for copy in ["text", "json"] {
             let cache = try setup.copyOfCache(copy)
             try Data(#"{"budget": 1}"#.utf8).write(to: URL(fileURLWithPath: cache + "/state.json"))
+            try FileManager.default.removeItem(atPath: cache + "/needed.json")
         }
         let text = try await setup.prefetch(["gc", "--cache-dir", setup.scratch.path("text")])
         let json = try await setup.prefetch(["gc", "--cache-dir", setup.scratch.path("json"), "--json"]).jsonObject()

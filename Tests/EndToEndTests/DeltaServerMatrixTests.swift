@@ -21,10 +21,12 @@ struct DeltaServerMatrixTests {
         return (site, files, report)
     }
 
-    /// One file changed: the cached local headers of the others are reused
-    /// with their data, so the tail and one range of the changed entry — a
-    /// plain 206 — are all any of these servers is asked.
-    /// ``sameFilesOfAnotherDateFetchEveryLocalHeader(query:)`` asks them for many ranges.
+    /// One file changed, behind a `Repr-Digest`: the cached local headers of
+    /// the others are reused with their data (the digest proves the rebuild),
+    /// so the tail and one range of the changed entry — a plain 206 — are all
+    /// any of these servers is asked.
+    /// ``sameFilesOfAnotherDateFetchEveryLocalHeader(query:maxRequests:)``
+    /// asks them for many ranges, as does any change without a pin or a digest.
     @Test(arguments: [
         // Multipart (nginx's default).
         "",
@@ -36,9 +38,10 @@ struct DeltaServerMatrixTests {
         "&ranges=416multi",
     ])
     func everyServerGivesTheTreeByDelta(query: String) async throws {
-        let (site, files, report) = try await Self.refresh(query: query)
+        let (site, files, report) = try await Self.refresh(query: query + "&digest=sha-256")
         let asset = try #require(report.asset(site.bundleURL))
         #expect(asset.delta_fallback == nil, "\(query)")
+        #expect(asset.delta_evidence == "digest", "\(query)")
         let delta = try #require(asset.delta, "\(query)")
         #expect(delta.requests == 2, "\(query)")
         #expect(site.server.requests().map(\.status) == [206, 206], "\(query)")
@@ -70,6 +73,7 @@ struct DeltaServerMatrixTests {
         let report = try run.report()
         let asset = try #require(report.asset(site.bundleURL))
         #expect(asset.delta_fallback == nil, "\(query)")
+        #expect(asset.delta_evidence == "crc32", "\(query)")
         #expect(asset.sha256 == DeltaRefreshTests.sha256(zip), "\(query)")
         let delta = try #require(asset.delta, "\(query)")
         let localHeaders = files.reduce(0) { $0 + 30 + $1.name.utf8.count }

@@ -157,6 +157,12 @@ import Testing
         #expect(Set(found) == Set(paths))
         #expect(runs <= 4)
         #expect(try await setup.prefetch(["verify"]).status == 0)
+        // Where the next scrub goes on is in state.json, an entry's name; no
+        // file keeps a time per entry.
+        let state = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(setup.cache)/state.json"))) as? [String: Any]
+        let after = try #require((state?["scrub"] as? [String: Any])?["after"] as? String)
+        #expect(after.utf8.count == 64 || (after.utf8.count == 65 && after.hasSuffix("/")), "\(after)")
+        #expect(!FileManager.default.fileExists(atPath: "\(setup.cache)/scrub.json"))
     }
 
     @Test func aPercentageOver100IsAUsageError() async throws {

@@ -1,4 +1,5 @@
-import FixtureServer
+import Crypto
+@testable import FixtureServer
 import Foundation
 import Testing
 
@@ -62,7 +63,7 @@ import Testing
 
     @Test func badModeValuesAre400() async throws {
         try await Fixture.with { fixture in
-            for query in ["ranges=some", "max_ranges=-1", "bad_range=wild", "gzip=yes", "then=a.txt"] {
+            for query in ["ranges=some", "max_ranges=-1", "bad_range=wild", "gzip=yes", "then=a.txt", "digest=md5"] {
                 let response = try await fetch(fixture.port, "/blob.bin?\(query)")
                 #expect(response.status == 400, "\(query)")
                 #expect(response.text.contains(String(query.prefix { $0 != "=" })), "\(query)")
@@ -87,6 +88,35 @@ import Testing
             #expect(parts.map(\.total) == [full.body.count, full.body.count])
             #expect(parts.allSatisfy { $0.bytes == Array(full.body[$0.claimed]) })
             #expect(ranged.headers["content-encoding"] == "gzip")
+        }
+    }
+
+    /// `digest=`: the whole file's digest with a 200 and with a 206 alike
+    /// (issue 37), none with a 304.
+    @Test func digestSendsTheWholeFilesDigestWithEveryAnswer() async throws {
+        let sha256 = Data(SHA256.hash(data: Fixture.blob)).base64EncodedString()
+        let sha512 = Data(SHA512.hash(data: Fixture.blob)).base64EncodedString()
+        let md5 = Data(Insecure.MD5.hash(data: Fixture.blob)).base64EncodedString()
+        try await Fixture.with { fixture in
+            for range in [[], [("Range", "bytes=0-9")], two] {
+                let plain = try await fetch(fixture.port, "/blob.bin?digest=sha-256", headers: range)
+                #expect(plain.headers["repr-digest"] == "sha-256=:\(sha256):", "\(range)")
+                let long = try await fetch(fixture.port, "/blob.bin?digest=sha-512", headers: range)
+                #expect(long.headers["repr-digest"] == "sha-512=:\(sha512):", "\(range)")
+                let goog = try await fetch(fixture.port, "/blob.bin?digest=x-goog-hash", headers: range)
+                #expect(goog.headers["x-goog-hash"]?.hasSuffix(",md5=\(md5)") == true, "\(range)")
+                let wrong = try await fetch(fixture.port, "/blob.bin?digest=wrong", headers: range)
+                #expect(wrong.headers["repr-digest"]?.hasPrefix("sha-256=:") == true)
+                #expect(wrong.headers["repr-digest"] != plain.headers["repr-digest"])
+            }
+            let tag = try #require(try await fetch(fixture.port, "/blob.bin").headers["etag"])
+            let unchanged = try await fetch(fixture.port, "/blob.bin?digest=sha-256", headers: [("If-None-Match", tag)])
+            #expect(unchanged.status == 304)
+            #expect(unchanged.headers["repr-digest"] == nil)
+            // CRC-32C's check value (RFC 3720 §B.4: "123456789" is E3069283), in x-goog-hash's big-endian base64.
+            var crc = CRC32C()
+            Array("123456789".utf8).withUnsafeBytes { crc.update($0) }
+            #expect(crc.bigEndianBytes == [0xE3, 0x06, 0x92, 0x83])
         }
     }
 

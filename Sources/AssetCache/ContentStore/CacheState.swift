@@ -5,7 +5,10 @@ import Foundation
 #endif
 
 /// `state.json`: what a cache remembers between runs — the budget given to the last
-/// `run --budget`, and a summary of the last run for `status`.
+/// `run --budget`, a summary of the last run for `status`, where the scrub
+/// goes on, and the 304s that renewed a copy's freshness. A run writes it once,
+/// at its end: whatever a run of an unchanged manifest has to remember goes
+/// into this one write (docs/cache-format.md#what-a-run-writes).
 public struct CacheState: Sendable, Codable, Equatable {
     public static let defaultBudget: Int64 = 1 << 30
 
@@ -14,8 +17,9 @@ public struct CacheState: Sendable, Codable, Equatable {
         public var durationMs: Int
         public var messages, ready, discarded, deferred, expired, assets: Int
         public var downloadedBytes: Int64
-        /// Ref files of the URLs that run's manifest needed: `gc` keeps them too.
-        public var needed: [String]
+        /// Ref files of the URLs that run's manifest needed, as a release
+        /// before `needed.json` wrote them; read only when that file is absent.
+        public var needed: [String]?
 
         enum CodingKeys: String, CodingKey {
             case messages, ready, discarded, deferred, expired, assets, needed
@@ -32,6 +36,11 @@ public struct CacheState: Sendable, Codable, Equatable {
     /// ``pinnedManifestRefs``: the copy that stands in when the server is down
     /// is kept as `needed` refs are, so that it is there when it is needed.
     public var manifests: [String]
+    /// Where the scrub goes on; nil before the first scrub.
+    package var scrub: ScrubPosition?
+    /// Ref files whose copy a 304 confirmed with a freshness lifetime, and
+    /// what it said, in place of rewriting each ref (``Revalidation``).
+    package var revalidated: [String: Revalidation]
 
     /// Eight URLs with their signatures: a device runs one URL, or a few while
     /// its configuration changes; a URL whose query changes every run (a
@@ -42,25 +51,32 @@ public struct CacheState: Sendable, Codable, Equatable {
         self.budget = budget
         self.lastRun = lastRun
         self.manifests = manifests
+        revalidated = [:]
     }
 
-    /// A state.json of an older release has no `manifests`.
+    /// A state.json of an older release has no `manifests`, `scrub` or `revalidated`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         budget = try container.decode(Int64.self, forKey: .budget)
         lastRun = try container.decodeIfPresent(LastRun.self, forKey: .lastRun)
         manifests = try container.decodeIfPresent([String].self, forKey: .manifests) ?? []
+        scrub = try? container.decodeIfPresent(ScrubPosition.self, forKey: .scrub)
+        revalidated = (try? container.decodeIfPresent([String: Revalidation].self, forKey: .revalidated)) ?? [:]
     }
 
     enum CodingKeys: String, CodingKey {
-        case budget, manifests
+        case budget, manifests, scrub, revalidated
         case lastRun = "last_run"
     }
+
+    /// Bytes state.json may have: its revalidations grow with the assets
+    /// (about 110 bytes each), and an unreadable state would lose the budget.
+    static let sizeLimit = 64 << 20
 }
 
 extension CacheStore {
     public func readState() -> CacheState {
-        guard let bytes = directory.contents(of: "state.json"),
+        guard let bytes = directory.contents(of: "state.json", limit: CacheState.sizeLimit),
               let state = try? JSONDecoder().decode(CacheState.self, from: Data(bytes)) else { return CacheState() }
         return state
     }
@@ -78,16 +94,23 @@ extension CacheStore {
         try writeState(state)
     }
 
+    /// Without spaces or line breaks: its revalidations grow with the assets,
+    /// and every run writes it.
     package func writeState(_ state: CacheState) throws(StoreError) {
+        try writeJSON(state, as: "state.json", formatting: [.sortedKeys])
+    }
+
+    /// `value` as JSON in the cache's root, written in `tmp/`, flushed and renamed.
+    func writeJSON(_ value: some Encodable, as name: String, formatting: JSONEncoder.OutputFormatting) throws(StoreError) {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        encoder.outputFormatting = formatting
         do {
             try FileSystem.writeAtomically(
-                Array(try encoder.encode(state)), to: directory, as: "state.json", temporary: tmp, mode: Self.privateFileMode)
+                Array(try encoder.encode(value)), to: directory, as: name, temporary: tmp, mode: Self.privateFileMode)
         } catch let error as FileSystem.Failure {
             throw StoreError(error, root: directory.path)
         } catch {
-            throw .io("encoding state.json: \(error)")
+            throw .io("encoding \(name): \(error)")
         }
     }
 }

@@ -9,13 +9,14 @@ extension CacheStore {
         readRef(named: refName(for: url))
     }
 
-    /// A ref read without following a link; nil when absent or unreadable.
+    /// A ref read without following a link, as the last 304 confirmed it
+    /// (``Revalidation``); nil when absent or unreadable.
     func readRef(named name: String) -> AssetRef? {
         guard let bytes = refs.contents(of: name) else {
             noteLink(name, in: refs, where: "a ref")
             return nil
         }
-        return AssetRef(json: bytes)
+        return AssetRef(json: bytes).map { confirmed($0, named: name) }
     }
 
     /// Whether the tree of `sha256` is in `shard`. Anything else under its name

@@ -40,6 +40,8 @@ public final class CacheStore: Sendable {
     /// nil for a reader of a cache no writer of this release has opened yet.
     package let leases: Directory?
     private let lockDescriptor: Int32?
+    /// 304s that renewed a copy's freshness, applied to every ref read.
+    let revalidations = Revalidations()
     /// Told of what the store repairs on its own, such as a link removed where
     /// the cache keeps a directory.
     package let logger: Logger

@@ -37,20 +37,40 @@ public enum DeltaFallback: String, Sendable, CaseIterable {
     case tooCostly = "too_costly"
     /// The rebuilt file is not the ZIP its central directory describes.
     case rebuildMismatch = "rebuild_mismatch"
-    /// The rebuilt bytes' SHA-256 is not the manifest's `integrity` pin.
+    /// The rebuilt bytes' SHA-256 is not the manifest's `integrity` pin, even
+    /// with every local header fetched.
     case integrityMismatch = "integrity_mismatch"
+    /// The rebuilt bytes are not those of the whole-file digest the server
+    /// sent (`Repr-Digest`, `x-goog-hash`), even with every local header
+    /// fetched: an entry's data is not what its CRC-32 says (a forged CRC), or
+    /// the server's digest is not of its file.
+    case digestMismatch = "digest_mismatch"
     /// A range request failed (network, status, size) or a file could not be written.
     case requestFailed = "request_failed"
 }
 
+/// What a ZIP rebuilt by delta was checked against before it was committed
+/// (issue 37; the report's `delta_evidence`). Raw values are the report's strings.
+public enum DeltaEvidence: String, Sendable, CaseIterable {
+    /// The manifest's `integrity` pin: the rebuilt bytes' SHA-256 is the pinned one.
+    case pin
+    /// A whole-file digest the server sent (`Repr-Digest`, `x-goog-hash`):
+    /// the rebuilt bytes are the server's file.
+    case digest
+    /// Nothing but the central directory: every byte of the new file was
+    /// fetched except reused entries' data, which rests on its CRC-32 alone.
+    case crc32
+}
+
 /// What an asset's records say of its delta refresh: the report's `delta`
-/// (what it cost and saved) and `delta_fallback` (why it gave way to a full
-/// download), docs/report.md. Empty when no delta was tried, and when the
-/// refresh was answered as a plain revalidation would be (a 304, a failure,
-/// a tail that was the whole file).
+/// (what it cost and saved), `delta_evidence` (what proved its bytes) and
+/// `delta_fallback` (why it gave way to a full download), docs/report.md.
+/// Empty when no delta was tried, and when the refresh was answered as a plain
+/// revalidation would be (a 304, a failure, a tail that was the whole file).
 struct DeltaSummary: Sendable {
     var stats: DeltaStats?
     var fallback: DeltaFallback?
+    var evidence: DeltaEvidence?
 
     /// `records`, each carrying it.
     func stamped(on records: [AssetRecord]) -> [AssetRecord] {
@@ -58,6 +78,7 @@ struct DeltaSummary: Sendable {
             var record = record
             record.delta = stats
             record.deltaFallback = fallback
+            record.deltaEvidence = evidence
             return record
         }
     }
@@ -82,8 +103,9 @@ enum DeltaOutcome {
     /// with it as with a full download's answer; `fallback` says why a 200
     /// came instead of ranges.
     case answered(TransferResult, body: FileLocation, DeltaFallback?, DeltaStats)
-    /// The new file, rebuilt at `location` and hashed as it was written.
-    case rebuilt(FileLocation, TransferResult, DeltaStats)
+    /// The new file, rebuilt at `location`, hashed as it was written and
+    /// checked against the evidence there was.
+    case rebuilt(FileLocation, TransferResult, DeltaStats, DeltaEvidence)
     /// A full download is to be made: the delta failed for `reason`.
     case fallback(DeltaFallback, DeltaStats)
 }

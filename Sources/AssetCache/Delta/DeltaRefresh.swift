@@ -7,9 +7,10 @@ import Glibc
 /// a revalidation; from a 206, the new central directory compared with the
 /// cached copy's (``EntryComparison``); the other bytes fetched by range
 /// (``RangePlan``, ``RangeFetch``); the new file rebuilt in `tmp/`
-/// (``ZipRebuild``) and checked against the `integrity` pin. Whatever goes
-/// wrong gives a ``DeltaOutcome/fallback(_:_:)``: the refresh then makes the one
-/// full download the asset would have had without a delta (``fetch(orWhole:)``).
+/// (``ZipRebuild``) and checked against the `integrity` pin or the whole-file
+/// digest the tail's answer carried (``Proof``). Whatever goes wrong gives a
+/// ``DeltaOutcome/fallback(_:_:)``: the refresh then makes the one full
+/// download the asset would have had without a delta (``fetch(orWhole:)``).
 struct DeltaRefresh {
     let engine: TransferEngine
     let store: CacheStore
@@ -45,8 +46,8 @@ struct DeltaRefresh {
             // only when it gave way to this whole file.
             result.attempts = stats.requests
             return FetchAnswer(result: result, body: body, delta: DeltaSummary(stats: fallback == nil ? nil : stats, fallback: fallback))
-        case .rebuilt(let rebuilt, let result, let stats):
-            return FetchAnswer(result: result, body: rebuilt, delta: DeltaSummary(stats: stats))
+        case .rebuilt(let rebuilt, let result, let stats, let evidence):
+            return FetchAnswer(result: result, body: rebuilt, delta: DeltaSummary(stats: stats, evidence: evidence))
         case .fallback(let reason, let stats):
             var result = await engine.fetch(whole)
             // A fallback's requests are the delta's and this one's.
@@ -95,10 +96,14 @@ struct DeltaRefresh {
             case .read(let fileSize, let end, let records):
                 guard let sent = Transfer.strongValidator(of: result.headers) else { return fallback(.noValidator, stats, download) }
                 if let validator, validator != sent { return fallback(.validatorChanged, stats, download) }
-                let reused = EntryComparison.reusable(old: old, oldEnd: oldEnd, oldRecords: oldRecords, newRecords: records, newEnd: end)
+                // The answer that says the file changed says what it is now.
+                let proof = Proof(pin: pin, digest: ServedDigest.of(result.headers, status: result.status))
+                let reused = EntryComparison.reusable(
+                    old: old, oldEnd: oldEnd, oldRecords: oldRecords, newRecords: records, newEnd: end, wholeSpans: proof.provesBytes)
                 let tailStart = fileSize - result.bytes
                 return await rebuild(
-                    Rebuilding(fileSize: fileSize, tailStart: tailStart, end: end, records: records, reused: reused, validator: sent),
+                    Rebuilding(
+                        fileSize: fileSize, tailStart: tailStart, end: end, records: records, reused: reused, validator: sent, proof: proof),
                     tail: result, download: download, oldFD: oldFD, stats: stats)
             }
         }

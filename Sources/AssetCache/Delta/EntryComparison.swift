@@ -3,21 +3,26 @@
 /// sizes are those of a cached entry, and neither is encrypted (the same
 /// plaintext encrypts to other bytes).
 ///
-/// Its whole span — local header, data, data descriptor, up to the next entry
-/// or the central directory — is taken from the cached ZIP when, besides, (b)
-/// its new central-directory record is byte for byte the cached one but for
-/// the local-header offset (versions, flags, method, time, date, CRC, sizes,
-/// name, extra field, comment, disk, attributes: the same entry written by the
-/// same tool, which then wrote the same local header) and (c) the span is as
-/// long in the new file as in the cached one. A one-file change then costs the
-/// tail and that entry: one range. Otherwise only the entry's data is reused and
-/// its local header fetched, as the new one may differ in a date or an extra
-/// field; where the data starts then assumes a local header as long as the
-/// cached one's. ``ZipRebuild`` checks both against the rebuilt file.
+/// Only the entry's data is reused, and its local header fetched, unless the
+/// whole rebuilt file will be checked against a pin or a digest the server
+/// sent (``DeltaRefresh/Proof``, issue 37): an identical central record does
+/// not make an identical local header — Info-ZIP's `zip` writes each file's
+/// access time into the local header only. Where the data starts assumes a
+/// local header as long as the cached one's.
 ///
-/// Without a pin the evidence that reused bytes are the new file's is the
-/// central directory: the CRC-32 for the data, the identical record for the
-/// rest of the span. With a pin, the rebuilt file's SHA-256 proves them.
+/// With such a check, the whole span — local header, data, data descriptor, up
+/// to the next entry or the central directory — is taken from the cached ZIP
+/// when, besides, (b) its new central-directory record is byte for byte the
+/// cached one but for the local-header offset (versions, flags, method, time,
+/// date, CRC, sizes, name, extra field, comment, disk, attributes: the same
+/// entry written by the same tool) and (c) the span is as long in the new file
+/// as in the cached one. A one-file change then costs the tail and that entry:
+/// one range; a check that fails costs the local headers (``Reuse/dataOnly``).
+/// ``ZipRebuild`` checks both kinds of reuse against the rebuilt file's layout.
+///
+/// Without a pin or a digest the evidence that reused bytes are the new
+/// file's is the CRC-32 of each reused entry's data; every other byte is the
+/// server's, fetched.
 enum EntryComparison {
     /// `newRange` of the new file are the cached file's bytes from `oldOffset`.
     struct Reuse: Equatable {
@@ -27,16 +32,29 @@ enum EntryComparison {
         var oldOffset: Int64
         /// The entry's whole span (rules b and c), not only its data.
         var includesLocalHeader = false
+        /// For a whole span: its cached local header's length, and its data's.
+        var headerLength: Int64 = 0
+        var dataLength: Int64 = 0
+
+        /// The entry's data alone, its local header and data descriptor left
+        /// to be fetched; nil for a whole span of no data.
+        var dataOnly: Reuse? {
+            guard includesLocalHeader else { return self }
+            guard dataLength > 0 else { return nil }
+            let start = newRange.lowerBound + headerLength
+            return Reuse(index: index, newRange: start..<(start + dataLength), oldOffset: oldOffset + headerLength)
+        }
     }
 
     private typealias Cached = (record: ZipCentralDirectory.Record, span: ZipCentralDirectory.Span, spanEnd: UInt64)
 
     /// Reusable bytes, sorted and disjoint, all before `newEnd.offset` (the
     /// new central directory): a central directory that places entries on top
-    /// of each other or past its own start gets no reuse for them.
+    /// of each other or past its own start gets no reuse for them. Whole
+    /// spans only when `wholeSpans` (the rebuilt file's bytes will be proven).
     static func reusable(
         old: ZipCentralDirectory, oldEnd: ZipCentralDirectory.End, oldRecords: [ZipCentralDirectory.Record],
-        newRecords: [ZipCentralDirectory.Record], newEnd: ZipCentralDirectory.End
+        newRecords: [ZipCentralDirectory.Record], newEnd: ZipCentralDirectory.End, wholeSpans: Bool
     ) -> [Reuse] {
         let oldSpanEnds = spanEnds(oldRecords, before: oldEnd.offset)
         var cached: [[UInt8]: Cached] = [:]
@@ -54,7 +72,7 @@ enum EntryComparison {
                   match.record.crc == record.crc, match.record.compressedSize == record.compressedSize,
                   match.record.size == record.size, record.localHeaderOffset >= previousEnd
             else { continue }
-            if let reuse = wholeSpan(of: record, match, newSpanEnd: newSpanEnds[record.localHeaderOffset]) {
+            if wholeSpans, let reuse = wholeSpan(of: record, match, newSpanEnd: newSpanEnds[record.localHeaderOffset]) {
                 reuses.append(reuse)
                 previousEnd = UInt64(reuse.newRange.upperBound)
                 continue
@@ -79,7 +97,8 @@ enum EntryComparison {
         else { return nil }
         return Reuse(
             index: record.index, newRange: Int64(record.localHeaderOffset)..<Int64(newSpanEnd), oldOffset: Int64(match.span.start),
-            includesLocalHeader: true)
+            includesLocalHeader: true, headerLength: Int64(match.span.dataStart - match.span.start),
+            dataLength: Int64(match.record.compressedSize))
     }
 
     /// For each local-header offset before `limit`, where its span ends: the

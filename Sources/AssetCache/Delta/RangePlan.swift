@@ -25,6 +25,26 @@ enum RangePlan {
         return needed
     }
 
+    /// The same ranges less what `fetched` (sorted, disjoint) already holds:
+    /// a second rebuild's, after the first (``DeltaRefresh``).
+    static func ranges(before tailStart: Int64, reused: [EntryComparison.Reuse], excluding fetched: [Range<Int64>]) -> [Range<Int64>] {
+        ranges(before: tailStart, reused: reused).flatMap { range in
+            var left: [Range<Int64>] = []
+            var position = range.lowerBound
+            for piece in fetched where piece.upperBound > position && piece.lowerBound < range.upperBound {
+                if piece.lowerBound > position { left.append(position..<piece.lowerBound) }
+                position = max(position, piece.upperBound)
+            }
+            if position < range.upperBound { left.append(position..<range.upperBound) }
+            return left
+        }
+    }
+
+    /// Bytes in `ranges`.
+    static func length(_ ranges: [Range<Int64>]) -> Int64 {
+        ranges.reduce(Int64(0)) { $0 + ($1.upperBound - $1.lowerBound) }
+    }
+
     private static func append(_ range: Range<Int64>, to ranges: inout [Range<Int64>]) {
         if let last = ranges.last, range.lowerBound - last.upperBound < coalesceGap {
             ranges[ranges.count - 1] = last.lowerBound..<range.upperBound

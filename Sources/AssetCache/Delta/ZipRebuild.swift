@@ -1,5 +1,3 @@
-import Crypto
-
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -41,12 +39,15 @@ enum ZipRebuild {
         return pieces
     }
 
-    /// The SHA-256 (hex) of the file written at `location`; nil when the
+    /// The SHA-256 of the file written at `location`, and its digest in
+    /// `also` (a served digest's algorithm) when that is another; nil when the
     /// pieces do not tile `0..<fileSize` or a read or write failed.
-    static func write(_ pieces: [Piece], fileSize: Int64, to location: FileLocation) -> String? {
+    static func write(
+        _ pieces: [Piece], fileSize: Int64, to location: FileLocation, also: ServedDigest.Algorithm? = nil
+    ) -> (sha256: [UInt8], own: [UInt8]?)? {
         guard let fd = try? location.directory.createFile(location.name, mode: 0o600) else { return nil }
         defer { close(fd) }
-        var hasher = SHA256()
+        var hasher = ServedDigest.Hasher(also: also)
         var position: Int64 = 0
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferSize, alignment: 1)
         defer { buffer.deallocate() }
@@ -61,13 +62,13 @@ enum ZipRebuild {
                 guard got > 0 else { return nil }
                 let chunk = UnsafeRawBufferPointer(rebasing: buffer[..<got])
                 guard writeAll(fd, chunk) else { return nil }
-                hasher.update(bufferPointer: chunk)
+                hasher.update(chunk)
                 done += Int64(got)
             }
             position = piece.range.upperBound
         }
         guard position == fileSize else { return nil }
-        return CacheStore.hex(Array(hasher.finalize()))
+        return hasher.finalize()
     }
 
     /// The rebuilt file is the archive of the tail's central directory: where

@@ -10,7 +10,7 @@
 /// sweep's ``LeaseRemovalLock``).
 package struct CacheRoots: Sendable, Equatable {
     /// Ref file names the manifest of the last run (or of the run that ends
-    /// now) needs: `state.json`'s `last_run.needed`.
+    /// now) needs: `needed.json`.
     package var neededRefs: Set<String>
     /// Ref file names of the stored manifests runs used, with their `.sig`:
     /// ``CacheState/manifests``, at most ``CacheState/pinnedManifestRefs``.
@@ -33,10 +33,6 @@ package struct CacheRoots: Sendable, Equatable {
 }
 
 extension CacheState {
-    /// The roots as `state.json` remembers them, which `prefetch gc` keeps:
-    /// the last run's needed refs and the stored manifests.
-    package var roots: CacheRoots { roots(needing: lastRun?.needed ?? []) }
-
     /// The roots of a run's own eviction: the refs `neededRefs` of the run that
     /// ends now (the last run's no longer count), the stored manifests, and
     /// the objects its index still names.

@@ -32,14 +32,14 @@ public struct GarbageCollection: Sendable, Equatable {
 extension CacheStore {
     /// What `prefetch gc` does: evicts least recently used assets down to 90% of
     /// the budget remembered in the cache, never one the last run's manifest
-    /// needs, nor a stored manifest a run used (``CacheState/roots``), nor
+    /// needs, nor a stored manifest a run used (``CacheState/roots(needing:objectsInUse:)``), nor
     /// one a display app leases, then sweeps objects and trees that
     /// nothing names. `budget`, when given, stands for the remembered one this
     /// once (`gc --budget`). Only a store opened with
     /// ``openForWriting(at:wait:logger:)`` may collect.
     public func collectGarbage(budget: Int64? = nil) -> GarbageCollection {
         let state = readState()
-        return collectGarbage(budget: budget ?? state.budget, roots: state.roots)
+        return collectGarbage(budget: budget ?? state.budget, roots: state.roots(needing: readNeededRefs()))
     }
 
     /// Plans the eviction down to `budget` that keeps `roots` and what display

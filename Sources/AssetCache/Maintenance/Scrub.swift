@@ -38,98 +38,92 @@ public struct ScrubResult: Sendable, Equatable {
     public var entries = 0
     public var cacheBytes: Int64 = 0
     public var damaged: [CacheProblem] = []
+    /// Where the next scrub goes on; nil when this one read nothing.
+    package var position: ScrubPosition?
 
     public init() {}
 }
 
-/// `scrub.json`: when the scrub last re-read each object and tree. Losing it
-/// costs only an early re-read, so it is replaced without a flush of its own.
-struct ScrubRecord: Codable, Equatable {
-    var objects: [String: Double] = [:]
-    var trees: [String: Double] = [:]
+/// Where the scrub goes on, in `state.json`: entries are re-read in the order
+/// of their names (an object's SHA-256, a tree's followed by `/`), a slice per
+/// run from the one after `after`, around and around, as ZFS's scrub keeps a
+/// cursor rather than a time per block. `recheck` are entries found damaged
+/// but left for a display app's lease: re-read first. Losing it costs only an
+/// early re-read.
+package struct ScrubPosition: Codable, Equatable, Sendable {
+    var after: String
+    var recheck: [String] = []
 
-    static let fileName = "scrub.json"
-
-    /// Whether this record, made by a scrub with `result`, says something the
-    /// stored `old` does not. A scrub that re-read every entry, found nothing
-    /// damaged and saw the same entries as `old` leaves `old` in place: while
-    /// the cache fits in one slice, every scrub re-reads it all and the times
-    /// order nothing, and a small cache then writes no scrub.json per run.
-    /// Should the cache outgrow the slice, `old`'s times are earlier than the
-    /// last reads, so an entry is re-read sooner than due, never later.
-    func isWorthWriting(over old: ScrubRecord, after result: ScrubResult) -> Bool {
-        let everyEntryRead = result.objects + result.trees == result.entries
-        guard everyEntryRead, result.damaged.isEmpty else { return true }
-        return Set(objects.keys) != Set(old.objects.keys) || Set(trees.keys) != Set(old.trees.keys)
-    }
+    /// The name an entry has in this order.
+    static func key(_ sha: String, isTree: Bool) -> String { isTree ? sha + "/" : sha }
 }
 
 extension CacheStore {
-    /// Re-reads the objects and trees checked longest ago, up to the policy's
-    /// slice, as ZFS and Ceph scrub: an object must still hash to its name, a
-    /// tree's files to its digest list. What is damaged goes, with the refs
-    /// that name it. An entry the scrub has not seen before was hashed as it
-    /// arrived: it counts as checked now, and waits its turn behind older ones.
-    /// Only a writer holding the lock may scrub.
-    package func scrub(_ policy: ScrubPolicy, now: Double) -> ScrubResult {
+    /// Re-reads the slice of objects and trees that comes next after
+    /// `position` (``ScrubPosition``), as ZFS and Ceph scrub: an object must
+    /// still hash to its name, a tree's files to its digest list. What is
+    /// damaged goes, with the refs that name it. The result says where the
+    /// next scrub goes on; the run writes that with its state. Only a writer
+    /// holding the lock may scrub.
+    package func scrub(_ policy: ScrubPolicy, from position: ScrubPosition?) -> ScrubResult {
         var result = ScrubResult()
         guard !policy.isOff else { return result }
-        let old = readScrubRecord()
-        var record = ScrubRecord()
-        var candidates: [(checked: Double, sha: String, isTree: Bool, bytes: Int64)] = []
-        for (sha, bytes) in objectSizes() {
-            let checked = old.objects[sha] ?? now
-            record.objects[sha] = checked
-            candidates.append((checked, sha, false, bytes))
-        }
+        var entries: [(key: String, sha: String, isTree: Bool, bytes: Int64)] = []
+        for (sha, bytes) in objectSizes() { entries.append((ScrubPosition.key(sha, isTree: false), sha, false, bytes)) }
         let treeNames = treeNames()
-        for sha in treeNames {
-            let checked = old.trees[sha] ?? now
-            record.trees[sha] = checked
-            candidates.append((checked, sha, true, treeSize(sha)))
-        }
-        result.entries = candidates.count
-        result.cacheBytes = candidates.reduce(0) { $0 + $1.bytes }
-        candidates.sort { ($0.checked, $0.sha, $0.isTree ? 1 : 0) < ($1.checked, $1.sha, $1.isTree ? 1 : 0) }
+        for sha in treeNames { entries.append((ScrubPosition.key(sha, isTree: true), sha, true, treeSize(sha))) }
+        entries.sort { $0.key < $1.key }
+        result.entries = entries.count
+        result.cacheBytes = entries.reduce(0) { $0 + $1.bytes }
 
         let slice = policy.slice(ofCache: result.cacheBytes)
+        // Those gone since (evicted, removed by verify) are forgotten.
+        let recheck = Set(position?.recheck ?? []).intersection(entries.map(\.key))
+        let start = position.flatMap { after in entries.firstIndex { $0.key > after.after } } ?? 0
+        let order = entries.filter { recheck.contains($0.key) }
+            + (entries[start...] + entries[..<start]).filter { !recheck.contains($0.key) }
         var planned: Int64 = 0
         var damaged: [String: CacheProblem] = [:]
-        for candidate in candidates where planned < slice {
-            planned += max(candidate.bytes, 1)
-            if candidate.isTree {
-                let (problem, bytes) = checkTree(candidate.sha)
+        var last = position?.after
+        var unread = recheck
+        for entry in order where planned < slice {
+            planned += max(entry.bytes, 1)
+            if unread.remove(entry.key) == nil { last = entry.key }
+            if entry.isTree {
+                let (problem, bytes) = checkTree(entry.sha)
                 result.trees += 1
                 result.bytesRead += bytes
-                record.trees[candidate.sha] = now
-                if let problem { damaged[candidate.sha + "/"] = problem }
+                if let problem { damaged[entry.sha + "/"] = problem }
             } else {
-                let path = objectPath(candidate.sha)
-                let actual = shard(of: candidate.sha, in: objects).flatMap { Self.sha256(ofFile: candidate.sha, in: $0) }
+                let path = objectPath(entry.sha)
+                let actual = shard(of: entry.sha, in: objects).flatMap { Self.sha256(ofFile: entry.sha, in: $0) }
                 result.objects += 1
                 result.bytesRead += actual?.bytes ?? 0
-                record.objects[candidate.sha] = now
-                if actual?.sha256 != candidate.sha {
+                if actual?.sha256 != entry.sha {
                     let text = actual.map { "content hashes to \($0.sha256)" } ?? "cannot be read (or is not a regular file)"
-                    damaged[candidate.sha] = problem(
-                        actual == nil ? .objectUnreadable : .objectCorrupt, path, text, [.object(candidate.sha), .tree(candidate.sha)])
+                    damaged[entry.sha] = problem(
+                        actual == nil ? .objectUnreadable : .objectCorrupt, path, text, [.object(entry.sha), .tree(entry.sha)])
                 }
             }
         }
         result.damaged = damaged.values.sorted { $0.path < $1.path }
-        if !result.damaged.isEmpty {
-            result.damaged = removeDamaged(result.damaged)
-            for problem in result.damaged {
-                // One left in place for a lease is re-read first by the next scrub.
-                let checked: Double? = problem.leased ? 0 : nil
-                for case .object(let sha) in problem.entries { record.objects[sha] = checked }
-                for case .tree(let sha) in problem.entries { record.trees[sha] = checked }
+        if !result.damaged.isEmpty { result.damaged = removeDamaged(result.damaged) }
+        // One left in place for a lease is re-read first by the next scrub.
+        let leased = result.damaged.filter(\.leased).flatMap(\.entries).compactMap { entry -> String? in
+            switch entry {
+            case .object(let sha): ScrubPosition.key(sha, isTree: false)
+            case .tree(let sha): ScrubPosition.key(sha, isTree: true)
+            case .ref, .lease: nil
             }
         }
+        result.position = last.map { ScrubPosition(after: $0, recheck: (leased + unread).sorted()) }
         sweepLoneDigestLists(trees: Set(treeNames))
-        if record.isWorthWriting(over: old, after: result) { writeScrubRecord(record) }
+        // scrub.json of a release before the position: its times order nothing now.
+        _ = directory.unlink(Self.formerScrubRecord)
         return result
     }
+
+    static let formerScrubRecord = "scrub.json"
 
     /// The entries, and every ref that names one of them: a ref is what makes
     /// a run use a copy, and without it the run fetches the asset again. What
@@ -174,24 +168,6 @@ extension CacheStore {
                 let sha = String(name.dropLast(TreeDigestList.suffix.count))
                 if !trees.contains(sha) && !shard.isDirectory(sha) { shard.unlink(name) }
             }
-        }
-    }
-
-    func readScrubRecord() -> ScrubRecord {
-        guard let bytes = directory.contents(of: ScrubRecord.fileName, limit: 64 << 20),
-              let record = try? JSONDecoder().decode(ScrubRecord.self, from: Data(bytes)) else { return ScrubRecord() }
-        return record
-    }
-
-    private func writeScrubRecord(_ record: ScrubRecord) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        do {
-            let temporary = try FileSystem.writeTemporary(
-                Array(try encoder.encode(record)), in: tmp, mode: Self.privateFileMode, sync: false)
-            try tmp.rename(temporary, to: directory, as: ScrubRecord.fileName)
-        } catch {
-            logger.warning("could not write \(ScrubRecord.fileName): \(error); the next scrub starts over")
         }
     }
 }

@@ -285,13 +285,18 @@ struct AssetPipeline: Sendable {
         }
     }
 
-    /// A copy a 304 revalidated: its ref rewritten with the new headers, unless
-    /// nothing the next run reads would change.
+    /// A copy a 304 revalidated: its ref rewritten when the validators
+    /// changed; when only its freshness did, that is remembered with the run's
+    /// state instead, one write for every such asset (``Revalidation``).
     private func keepRevalidated(_ item: AssetPlan.Item, _ revalidating: CachedCopy, by result: TransferResult) async -> [AssetRecord] {
         let ref = revalidating.revalidated(by: result.headers, at: now)
-        if ref.onlyFetchTimeDiffers(from: revalidating.ref) {
-            // Without a freshness lifetime the time of the fetch is never
-            // consulted. Only the LRU clock moves, as for a fresh copy.
+        if ref.onlyFreshnessDiffers(from: revalidating.ref) {
+            // Without a freshness lifetime, before or now, the time of the
+            // fetch is never consulted: nothing to remember.
+            if !ref.onlyFetchTimeDiffers(from: revalidating.ref) {
+                store.recordRevalidation(for: item.url, of: revalidating.ref, at: now, maxAge: ref.maxAge ?? 0)
+            }
+            // The LRU clock moves, as for a fresh copy.
             store.touchRef(for: item.url, now: now)
             return records(item, .revalidated, revalidating, attempts: result.attempts)
         }

@@ -38,6 +38,12 @@ public struct AssetRecord: Sendable, Equatable {
         get { archiveNotes?.notes.deltaFallback }
         set { editArchiveNotes { $0.deltaFallback = newValue } }
     }
+    /// What the bytes of a ZIP rebuilt by delta were checked against (issue
+    /// 37); nil when none was rebuilt.
+    public var deltaEvidence: DeltaEvidence? {
+        get { archiveNotes?.notes.deltaEvidence }
+        set { editArchiveNotes { $0.deltaEvidence = newValue } }
+    }
     /// An archive this run unpacked: its files, and those linked from the
     /// tree of the version it replaced (format 1.4.0).
     public var unpack: UnpackTally? {
@@ -72,6 +78,7 @@ public struct AssetRecord: Sendable, Equatable {
 struct ArchiveNotes: Sendable, Equatable {
     var delta: DeltaStats?
     var deltaFallback: DeltaFallback?
+    var deltaEvidence: DeltaEvidence?
     var unpack: UnpackTally?
 
     /// Immutable, so records that share one stay values.

@@ -134,8 +134,15 @@ extension AssetRef {
     /// (`no-cache`, or nothing to compute one from): `fetchedAt` only counts
     /// against a lifetime, so rewriting the file would change nothing that is read.
     func onlyFetchTimeDiffers(from old: AssetRef) -> Bool {
+        onlyFreshnessDiffers(from: old) && (maxAge ?? 0) == 0 && (old.maxAge ?? 0) == 0
+    }
+
+    /// The same ref but for `fetchedAt` and `maxAge`: the same validators, so
+    /// the same copy, confirmed at another time.
+    func onlyFreshnessDiffers(from old: AssetRef) -> Bool {
         var same = self
         same.fetchedAt = old.fetchedAt
-        return same == old && (maxAge ?? 0) == 0
+        same.maxAge = old.maxAge
+        return same == old
     }
 }

@@ -99,7 +99,8 @@ public final class Prefetcher: Sendable {
         await index.settle()
 
         var report = makeReport(manifest, plan: plan, records: records, pipeline: pipeline, scrub: scrub, now: now)
-        report.garbageCollection = try evictAndRecord(report, plan: plan, keeping: await index.undecidedObjects())
+        report.garbageCollection = try evictAndRecord(
+            report, plan: plan, keeping: await index.undecidedObjects(), scrubbed: scrub?.position)
         // Last: after the eviction, so that it names only what stays.
         try await finish(index)
         return report
@@ -112,7 +113,7 @@ public final class Prefetcher: Sendable {
     /// the scrub, so that what it finds damaged is fetched again by this run.
     private func prepareStore() -> ScrubResult? {
         store.reconcileLeaseFiles()
-        return options.scrub.isOff ? nil : store.scrub(options.scrub, now: Date().timeIntervalSince1970)
+        return options.scrub.isOff ? nil : store.scrub(options.scrub, from: store.readState().scrub)
     }
 
     /// The stages every asset goes through, with the run's limits.
@@ -273,20 +274,27 @@ public final class Prefetcher: Sendable {
     }
 
     /// Evicts down to the budget, keeping everything this manifest needs, and
-    /// records the run for `status` and for the next `gc`.
+    /// records the run for `status` and for the next `gc`: `needed.json` when
+    /// the manifest needs other refs than the last run's, then `state.json`,
+    /// with where the scrub goes on and this run's revalidations.
     /// `keeping`: objects the index still names for messages a stopped run did not decide.
-    private func evictAndRecord(_ report: PrefetchReport, plan: AssetPlan, keeping: Set<String>) throws(StoreError) -> GarbageCollection {
+    private func evictAndRecord(
+        _ report: PrefetchReport, plan: AssetPlan, keeping: Set<String>, scrubbed: ScrubPosition?
+    ) throws(StoreError) -> GarbageCollection {
         var state = store.readState()
         if let budget = options.budget { state.budget = budget }
         let needed = plan.fetch.map { store.refName(for: $0.url) }
         let inUse = Set(report.assets.compactMap { $0.path == nil ? nil : $0.sha256 }).union(keeping)
         let collection = store.collectGarbage(budget: state.budget, roots: state.roots(needing: needed, objectsInUse: inUse))
         collection.log(to: options.logger)
+        try store.rememberNeededRefs(needed)
         let totals = report.totals
         state.lastRun = CacheState.LastRun(
             finishedAt: Date().timeIntervalSince1970, durationMs: report.durationMs, messages: totals.messages,
             ready: totals.ready, discarded: totals.discarded, deferred: totals.deferred, expired: totals.expired,
-            assets: totals.assets, downloadedBytes: totals.downloadedBytes, needed: needed)
+            assets: totals.assets, downloadedBytes: totals.downloadedBytes)
+        if let scrubbed { state.scrub = scrubbed }
+        state.revalidated = store.revalidationsToKeep(refs: Set(needed).union(state.manifests))
         try store.writeState(state)
         store.clearFailedRun()
         return collection

@@ -29,13 +29,18 @@ struct RemoteDocument {
         return bytes.map { Data($0) }
     }
 
-    /// Stores what the request brought: a 304's new freshness, or a new object and ref.
+    /// Stores what the request brought: a 304's new freshness, or a new object
+    /// and ref. A 304 that changed no validator is remembered with the run's
+    /// state, as an asset's (``Revalidation``): its time is when the server last
+    /// confirmed the copy, which the stored manifest's `fetched_at` reports.
     func commit(to store: CacheStore, at now: Double) throws(StoreError) {
         switch source {
         case .stored:
             break
         case .revalidated(let cached, let headers):
-            try store.writeRef(cached.revalidated(by: headers, at: now), for: url)
+            let ref = cached.revalidated(by: headers, at: now)
+            guard ref.onlyFreshnessDiffers(from: cached.ref) else { return try store.writeRef(ref, for: url) }
+            store.recordRevalidation(for: url, of: cached.ref, at: now, maxAge: ref.maxAge ?? 0)
         case .downloaded(let location, let result):
             _ = try store.commitObject(from: location, sha256: result.sha256)
             let freshness = Freshness(headers: result.headers, receivedAt: now)

@@ -142,6 +142,7 @@ extension AssetRecord {
                     json.key("requests"); json.integer(delta.requests)
                 }
             }
+            if let deltaEvidence { json.key("delta_evidence"); json.string(deltaEvidence.rawValue) }
             if let deltaFallback { json.key("delta_fallback"); json.string(deltaFallback.rawValue) }
             json.key("error")
             if let failure {

@@ -255,6 +255,7 @@ extension AssetRecord: Encodable {
     enum CodingKeys: String, CodingKey {
         case url, kind, outcome, sha256, bytes, path, attempts, reason, unpack, delta, error
         case deltaFallback = "delta_fallback"
+        case deltaEvidence = "delta_evidence"
     }
 
     private struct DeltaBody: Encodable {
@@ -281,6 +282,7 @@ extension AssetRecord: Encodable {
         try container.encodeIfPresent(unpack, forKey: .unpack)
         try container.encodeIfPresent(
             delta.map { DeltaBody(fetched_bytes: $0.fetchedBytes, reused_bytes: $0.reusedBytes, requests: $0.requests) }, forKey: .delta)
+        try container.encodeIfPresent(deltaEvidence?.rawValue, forKey: .deltaEvidence)
         try container.encodeIfPresent(deltaFallback?.rawValue, forKey: .deltaFallback)
         if let failure {
             try container.encode(ErrorBody(kind: failure.kind, message: failure.message), forKey: .error)

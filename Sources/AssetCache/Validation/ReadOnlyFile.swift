@@ -1,3 +1,4 @@
+import CFileSync
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -6,7 +7,11 @@ import Glibc
 /// message naming the path and the system's reason.
 enum ReadOnlyFile {
     static func open(_ path: String) -> Result<(descriptor: Int32, size: Int64), UnreadableFile> {
-        let fd = LibC.open(path, O_RDONLY | O_CLOEXEC)
+        // Without an access time to write: a cached ZIP read for a delta, by
+        // its /proc/self/fd path, would otherwise dirty its inode once a day
+        // under relatime (as Directory.openFile).
+        var fd = LibC.open(path, O_RDONLY | O_CLOEXEC | assetcache_o_noatime())
+        if fd < 0 && errno == EPERM { fd = LibC.open(path, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { return .failure(UnreadableFile(message: "cannot open '\(path)': \(String(cString: strerror(errno)))")) }
         var info = stat()
         guard fstat(fd, &info) == 0 else {

@@ -82,6 +82,24 @@ struct DeltaSite {
         server.requests().filter { $0.status == status }.reduce(0) { $0 + $1.bodyBytes }
     }
 
+    /// Bytes of the file the server's 206 answers carried since the last
+    /// reset: the ranges asked (the fixture server answers them all, the tail's
+    /// `-N` included), without the multipart framing around them.
+    func fileBytes() -> Int {
+        server.requests().filter { $0.status == 206 }.reduce(0) { total, request in
+            let spec = (request.headers["range"] ?? "").dropFirst("bytes=".count)
+            return total + spec.split(separator: ",").reduce(0) { sum, member in
+                let bounds = member.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
+                guard bounds.count == 2 else { return sum }
+                switch (bounds[0], bounds[1]) {
+                case let (first?, last?): return sum + last - first + 1
+                case let (nil, suffix?): return sum + suffix
+                default: return sum
+                }
+            }
+        }
+    }
+
     /// One request of two ranges to a fixture server, by curl: is the answer multipart?
     static func serverSpeaksMultipart() async -> Bool {
         guard let scratch = try? Scratch(), (try? scratch.write("probe.bin", String(repeating: "x", count: 100))) != nil,

@@ -36,6 +36,8 @@ struct Report: Decodable {
         /// A delta refresh of a changed ZIP (issue 30).
         var delta: Delta?
         var delta_fallback: String?
+        /// What a ZIP rebuilt by delta was checked against: pin, digest or crc32 (issue 37).
+        var delta_evidence: String?
     }
 
     struct Delta: Decodable {

@@ -35,6 +35,35 @@ enum StoredZip {
         return ~crc
     }
 
+    /// `prefix` and four bytes more whose CRC-32 is `target`'s (issue 37's
+    /// forged entry: another file that the central directory cannot tell
+    /// from the cached one). CRC-32's last table lookups are undone from the
+    /// CRC wanted back to the four table indices, then the bytes that make
+    /// the register after `prefix` take them are chosen.
+    static func forgingCRC(of target: [UInt8], prefix: [UInt8]) -> [UInt8] {
+        let table = (0..<256).map { index -> UInt32 in
+            var value = UInt32(index)
+            for _ in 0..<8 { value = value & 1 == 1 ? (value >> 1) ^ 0xEDB8_8320 : value >> 1 }
+            return value
+        }
+        var byTopByte = [Int](repeating: 0, count: 256)
+        for (index, value) in table.enumerated() { byTopByte[Int(value >> 24)] = index }
+        let wanted = ~crc32(target)
+        var indices = [Int](repeating: 0, count: 4)
+        var register = wanted
+        for step in (0..<4).reversed() {
+            indices[step] = byTopByte[Int(register >> 24)]
+            register = (register ^ table[indices[step]]) << 8
+        }
+        var state = ~crc32(prefix)
+        var forged = prefix
+        for index in indices {
+            forged.append(UInt8((state ^ UInt32(index)) & 0xFF))
+            state = (state >> 8) ^ table[index]
+        }
+        return forged
+    }
+
     private static func le16(_ value: UInt16) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8)] }
     private static func le32(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8((value >> (8 * $0)) & 0xFF) } }
 }
