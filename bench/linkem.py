@@ -259,10 +259,11 @@ class Link:
                         reset(writer)
             self.connections.clear()
         await asyncio.sleep(seconds)
-        self.down_kind = None
         if kind == "refuse":
             self.server = await asyncio.start_server(self.carry, *self.listen, reuse_address=True)
         self.carrying.set()
+        # Last: `stats` says the link is back only once it is, in every way.
+        self.down_kind = None
 
     async def answer_gateway(self, reader, writer):
         """A request on a connection made to a gateway whose uplink is down:
