@@ -9,11 +9,17 @@ struct ProbeTarget: Equatable {
     let headers: [String]
     let followsRedirects: Bool
 
+    init(url: String, hostKey: String, headers: [String] = [], followsRedirects: Bool = true) {
+        self.url = url
+        self.hostKey = hostKey
+        self.headers = headers
+        self.followsRedirects = followsRedirects
+    }
+
     init(_ transfer: Transfer) {
-        url = transfer.request.url
-        hostKey = transfer.hostKey
-        headers = transfer.request.headers
-        followsRedirects = transfer.request.followsRedirects
+        self.init(
+            url: transfer.request.url, hostKey: transfer.hostKey, headers: transfer.request.headers,
+            followsRedirects: transfer.request.followsRedirects)
     }
 }
 
