@@ -460,9 +460,10 @@ def outage_rows(s, notes, row, profile, outage, count, total):
     through = s.get(out + "delivered", s[out + "bytes"])
     ratio = through / total
     dropped = s[out + "bytes"] - through
+    lost = (f"{dropped / 1e3:.0f} kB were in flight when it dropped (rate x delay {profile_bdp(profile) / 1e3:.0f} kB)"
+            if kind != "silent" else f"{dropped / 1e3:.0f} kB taken and not delivered (a silent link holds what it carries)")
     row(f"{name}: bytes / corpus", f"{ratio:.3f}", "<= 1.02", all_ready and ratio <= 1.02,
-        f"delivered down + up; the link took {s[out + 'bytes'] / total:.3f}x: {dropped / 1e3:.0f} kB were in flight "
-        f"when it dropped (rate x delay {profile_bdp(profile) / 1e3:.0f} kB)"
+        f"delivered down + up; the link took {s[out + 'bytes'] / total:.3f}x: {lost}"
         + ("" if all_ready else "; not every message ready: the bytes of an unfinished run"))
     curl = s.get(key + "curl", float("nan"))
     base = curl + seconds
