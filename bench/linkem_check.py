@@ -85,35 +85,33 @@ def answer_to(sock, request, timeout):
         return "nothing"
 
 
+def outage_answers(port, control, kind, request, wait):
+    """Once a 1 s outage of `kind` began: what an open connection read after a
+    line, what a new one read after `request` (each within `wait`), and, when
+    that was nothing, what the new one read next (within 2 s)."""
+    with socket.create_connection(("127.0.0.1", port)) as open_one:
+        answer_to(open_one, b"small\n", 2)
+        control.outage(1.0, kind)
+        was = answer_to(open_one, b"small\n", wait)
+        with socket.create_connection(("127.0.0.1", port), timeout=1) as new_one:
+            new = answer_to(new_one, request, wait)
+            later = answer_to(new_one, b"", 2) if new == "nothing" else None
+    return was, new, later
+
+
 def check_kinds(port, control):
     """The outages other than `refuse`, one second each."""
     results = []
-    with socket.create_connection(("127.0.0.1", port)) as open_one:
-        answer_to(open_one, b"small\n", 2)
-        control.outage(1.0, "silent")
-        held = answer_to(open_one, b"small\n", 0.5)
-        with socket.create_connection(("127.0.0.1", port), timeout=1) as new_one:
-            new_held = answer_to(new_one, b"small\n", 0.3)
-            later = answer_to(new_one, b"", 2) if new_held == "nothing" else new_held
-        results.append(check("silent outage holds every byte until it ends", (held, new_held, later) == ("nothing", "nothing", b"."),
-                             f"an open connection read {held!r}, a new one {new_held!r}, then {later!r}"))
+    answers = outage_answers(port, control, "silent", b"small\n", 0.4)
+    results.append(check("silent outage holds every byte until it ends", answers == ("nothing", "nothing", b"."),
+                         f"an open connection read {answers[0]!r}, a new one {answers[1]!r}, then {answers[2]!r}"))
     time.sleep(0.5)
-    with socket.create_connection(("127.0.0.1", port)) as open_one:
-        answer_to(open_one, b"small\n", 2)
-        control.outage(1.0, "reset")
-        was = answer_to(open_one, b"small\n", 2)
-        with socket.create_connection(("127.0.0.1", port), timeout=1) as new_one:
-            new = answer_to(new_one, b"small\n", 2)
+    was, new, _ = outage_answers(port, control, "reset", b"small\n", 2)
     new = "reset" if new in ("reset", b"") else new
     results.append(check("reset outage: open connection reset, a new one accepted then reset", (was, new) == ("reset", "reset"),
                          f"open: {was!r}, new: {new!r}; {json.dumps(control.stats())}"))
     time.sleep(1.2)
-    with socket.create_connection(("127.0.0.1", port)) as open_one:
-        answer_to(open_one, b"small\n", 2)
-        control.outage(1.0, "gateway")
-        was = answer_to(open_one, b"small\n", 2)
-        with socket.create_connection(("127.0.0.1", port), timeout=1) as new_one:
-            new = answer_to(new_one, b"GET /a HTTP/1.1\r\nHost: x\r\n\r\n", 2)
+    was, new, _ = outage_answers(port, control, "gateway", b"GET /a HTTP/1.1\r\nHost: x\r\n\r\n", 2)
     gateway = isinstance(new, bytes) and new.startswith(b"HTTP/1.1 502 Bad Gateway\r\n")
     results.append(check("gateway outage: open connection closed, a request answered 502", was == b"" and gateway,
                          f"open: {was!r}, new: {new[:40]!r}"))
