@@ -16,7 +16,7 @@ Every connection made to PORT is carried to HOST:PORT through one link:
   socket is closed (a new connection is refused); `silent`: nothing crosses
   the link either way, open connections and new ones alike (packets dropped:
   TCP holds them and retransmits, so what was sent arrives once the link is
-  back); `reset`: open connections are reset and a new one is accepted, then
+  back, unless its receiver closed meanwhile); `reset`: open connections are reset and a new one is accepted, then
   reset before a byte is carried (a modem or NAT box whose uplink is gone, a
   VPN endpoint); `gateway`: open connections are closed and every request on
   a new one is answered `502 Bad Gateway` at once, nothing carried (a caching
@@ -182,7 +182,14 @@ class Link:
                 wait = due - time.monotonic()
                 if wait > 0:
                     await asyncio.sleep(wait)
-                await self.carrying.wait()
+                if not self.carrying.is_set():
+                    await self.carrying.wait()
+                    # After a silence the sender's TCP, its window collapsed by
+                    # the retransmission timeout, resends one segment; a peer
+                    # that closed meanwhile answers it with RST, and nothing
+                    # more of what was held crosses.
+                    if gone.at is not None:
+                        break
                 try:
                     writer.write(data)
                     await writer.drain()
