@@ -461,7 +461,8 @@ def outage_rows(s, notes, row, profile, outage, count, total):
     ratio = through / total
     dropped = s[out + "bytes"] - through
     lost = (f"{dropped / 1e3:.0f} kB were in flight when it dropped (rate x delay {profile_bdp(profile) / 1e3:.0f} kB)"
-            if kind != "silent" else f"{dropped / 1e3:.0f} kB taken and not delivered (a silent link holds what it carries)")
+            if kind != "silent" else f"{dropped / 1e3:.0f} kB held for connections the client closed in the silence, "
+                                     f"never delivered")
     row(f"{name}: bytes / corpus", f"{ratio:.3f}", "<= 1.02", all_ready and ratio <= 1.02,
         f"delivered down + up; the link took {s[out + 'bytes'] / total:.3f}x: {lost}"
         + ("" if all_ready else "; not every message ready: the bytes of an unfinished run"))
