@@ -65,7 +65,7 @@ struct LinkWatch {
     static let gatewayURLs = 2
 
     private(set) var state = State.up
-    /// What probes ask for: a request whose URL answered earlier in the run.
+    /// What probes ask for, chosen as the link became suspect (`suspicion`).
     private(set) var probeTarget: ProbeTarget?
     private(set) var nextProbeAt: ContinuousClock.Instant?
     /// Set once `wait` ran out: the link is not waited for again in this run.
