@@ -262,6 +262,13 @@ def main():
     parser.add_argument("--only-bounds", action="store_true", help="run I and J alone and print their rows; BENCHMARKS.md is left alone")
     parser.add_argument("--no-link", action="store_true", help="skip L and D (the emulated LTE and 3G links, ~9 minutes)")
     parser.add_argument("--only-link", action="store_true", help="run L and D alone and print their rows; BENCHMARKS.md is left alone")
+    parser.add_argument("--no-write", action="store_true", help="print the table only; leave BENCHMARKS.md alone")
+    parser.add_argument("--scratch-gib", type=int, default=6,
+                        help="the runs' files kept until they exceed this, then deleted between rounds, with a pause (bench/scratch.py)")
+    parser.add_argument("--callgrind", action="store_true",
+                        help="also count instructions of the plan and of Python (bench/callgrind.sh; valgrind, ~2 minutes)")
+    parser.add_argument("--serve", action="store_true",
+                        help="only start nginx and write the manifests (under WORK/manifests), for profiling; stop with SIGTERM")
     parser.add_argument("--only-outages", action="store_true",
                         help="with --only-link: only the outage rows of L (and the curl rounds their targets need)")
     parser.add_argument("--link-outages", default=",".join(link.OUTAGE_KINDS),
@@ -270,13 +277,6 @@ def main():
                         help="the outages' lengths in rows L, comma-separated (default: %(default)s)")
     parser.add_argument("--link-profiles", default=",".join(p.name for p in link.LINKS),
                         help="the emulated links of rows L and D, comma-separated (default: %(default)s)")
-    parser.add_argument("--no-write", action="store_true", help="print the table only; leave BENCHMARKS.md alone")
-    parser.add_argument("--scratch-gib", type=int, default=6,
-                        help="the runs' files kept until they exceed this, then deleted between rounds, with a pause (bench/scratch.py)")
-    parser.add_argument("--callgrind", action="store_true",
-                        help="also count instructions of the plan and of Python (bench/callgrind.sh; valgrind, ~2 minutes)")
-    parser.add_argument("--serve", action="store_true",
-                        help="only start nginx and write the manifests (under WORK/manifests), for profiling; stop with SIGTERM")
     args = parser.parse_args()
     link.select(link.Selection(kinds=split(args.link_outages), seconds=tuple(int(x) for x in split(args.link_outage_seconds)),
                                profiles=split(args.link_profiles), outages_only=args.only_outages))
