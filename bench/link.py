@@ -12,9 +12,12 @@ message per asset, the last at session start. For each link, in one run:
   message's `ready_ms` in the full run / alone; bytes through the link (linkem's
   counters, both directions: response headers and requests included) / the
   corpus's bytes.
-- a cold run with an outage of 5 s, and one of 30 s, started at 0.4 x curl's
-  median time on that link (`outage` on linkem's control port: every connection
-  reset, new ones refused): every message ready in that same run? bytes
+- cold runs with an outage of 5 s, and of 30 s, started at 0.4 x curl's
+  median time on that link, of each of linkem's four kinds (`outage SECONDS
+  KIND` on its control port): connects refused (every connection reset, new
+  ones refused), nothing answered (no byte crosses either way), accepted then
+  reset (a first hop whose uplink is gone), and a gateway on the LAN answering
+  `502 Bad Gateway` to every request: every message ready in that same run? bytes
   delivered / corpus (what the link had in flight as it dropped, lost whatever
   the client, is in the note with the bytes the link took);
   time / (curl + outage), whose target is curl + outage + 3 s. When a run ends
@@ -34,8 +37,11 @@ message per asset, the last at session start. For each link, in one run:
   manifest, which changes no verdict: `readiness.json` keeps its inode and
   mtime.
 
-Run alone with `python3 bench/run.py --bin DIR --only-link` (~3 minutes); the
-numbers measure whatever binary DIR holds, pass or miss.
+Run alone with `python3 bench/run.py --bin DIR --only-link` (~9 minutes); the
+numbers measure whatever binary DIR holds, pass or miss. `--link-outages
+KIND,...`, `--link-outage-seconds N,...` and `--link-profiles LTE,3G` narrow
+the outage rows (and the links), `--only-outages` runs only the outage rows
+(and the curl rounds their targets need).
 """
 
 import json
@@ -54,6 +60,13 @@ from harness import BENCH, measure, message, write_json
 MAX_ASSET = 320 * 1024
 ROUNDS = 3
 OUTAGES = (5, 30)
+# linkem's kinds of outage (bench/linkem.py), as the rows name them.
+OUTAGE_KINDS = {
+    "refuse": "connects refused",
+    "silent": "nothing answered",
+    "reset": "accepted then reset",
+    "gateway": "gateway answering 502",
+}
 OUTAGE_AT = 0.4
 OUTAGE_SLACK = 3.0
 BUDGET_SHARE = 0.4
@@ -71,6 +84,26 @@ LINKS = (
     Profile("LTE", "20mbit", "5mbit", "60ms", 60),
     Profile("3G", "2mbit", "0.5mbit", "300ms", 25),
 )
+
+
+class Selection:
+    """What run.py's options leave of rows L (every row by default)."""
+
+    def __init__(self, kinds=tuple(OUTAGE_KINDS), seconds=OUTAGES, profiles=tuple(p.name for p in LINKS),
+                 outages_only=False):
+        unknown = [k for k in kinds if k not in OUTAGE_KINDS] + [p for p in profiles if p not in [l.name for l in LINKS]]
+        if unknown:
+            raise SystemExit(f"bench: unknown outage kind or link: {', '.join(unknown)} "
+                             f"(kinds: {', '.join(OUTAGE_KINDS)}; links: {', '.join(l.name for l in LINKS)})")
+        self.kinds, self.seconds, self.profiles, self.outages_only = kinds, seconds, profiles, outages_only
+
+
+SELECTION = Selection()
+
+
+def select(selection):
+    global SELECTION
+    SELECTION = selection
 
 
 class Emulator:
@@ -92,18 +125,14 @@ class Emulator:
         return f"http://127.0.0.1:{self.port}"
 
     def wait_up(self, until):
-        """After an outage: the listening socket is back (linkem reopens it when
-        the outage's time is over)."""
+        """After an outage: linkem says it is over (its listening socket
+        reopened for `refuse`, bytes carried again for `silent`)."""
         time.sleep(max(0.0, until - time.monotonic()))
         deadline = time.monotonic() + 10
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                return
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise SystemExit("bench: linkem did not come back after its outage")
-                time.sleep(0.1)
+        while self.control.stats().get("down_kind") is not None:
+            if time.monotonic() > deadline:
+                raise SystemExit("bench: linkem did not come back after its outage")
+            time.sleep(0.1)
 
     def stop(self):
         self.process.terminate()
@@ -139,6 +168,7 @@ class Run:
         self.down, self.up = link_bytes["down_bytes"], link_bytes["up_bytes"]
         # What reached the far ends: less, by what an outage dropped in flight.
         self.delivered = link_bytes.get("down_delivered", self.down) + link_bytes.get("up_delivered", self.up)
+        self.link_stats = link_bytes
 
     def ready(self):
         return self.report["totals"]["ready"] if self.report else 0
@@ -209,15 +239,18 @@ def run_link(bench, profile, nginx, assets, log):
                                      bench.scratch.new(f"link-{profile.name}-alone")), "the session-start message alone")
             bench.add(key + "F_alone", r.ready_ms(inputs["opener"]))
 
-        jobs = [curl, full, alone]
+        jobs = [curl] if SELECTION.outages_only else [curl, full, alone]
         for number in range(ROUNDS):
-            for job in jobs[number % 3:] + jobs[:number % 3]:
+            for job in jobs[number % len(jobs):] + jobs[:number % len(jobs)]:
                 job()
         expected = statistics.median(bench.samples[key + "curl"])
-        display_run(bench, emulator, profile, inputs, log)
-        for seconds in OUTAGES:
-            outage_run(bench, emulator, profile, inputs["full"], seconds, expected, len(chosen), log)
-        budget_run(bench, emulator, profile, inputs["full"], total, log)
+        if not SELECTION.outages_only:
+            display_run(bench, emulator, profile, inputs, log)
+        for seconds in SELECTION.seconds:
+            for kind in SELECTION.kinds:
+                outage_run(bench, emulator, profile, inputs["full"], (seconds, kind), expected, len(chosen), log)
+        if not SELECTION.outages_only:
+            budget_run(bench, emulator, profile, inputs["full"], total, log)
     finally:
         emulator.stop()
 
@@ -327,18 +360,24 @@ def display_rows(s, notes, row, name, key):
         f"same inode and mtime; warm run exit {status}, {ready_count} ready")
 
 
-def outage_run(bench, emulator, profile, manifest, seconds, expected, count, log):
-    key = f"L_{profile.name}_out{seconds}_"
+def outage_key(profile, seconds, kind):
+    return f"L_{profile.name}_out{seconds}_{kind}_"
+
+
+def outage_run(bench, emulator, profile, manifest, outage, expected, count, log):
+    """A cold run with `outage` (seconds, linkem's kind) at 0.4 x curl's time."""
+    seconds, kind = outage
+    key = outage_key(profile, seconds, kind)
     at = OUTAGE_AT * expected
-    log(f"bench: L {profile.name}: a cold run with a {seconds} s outage at {at:.1f} s")
+    log(f"bench: L {profile.name}: a cold run with a {seconds} s outage ({OUTAGE_KINDS[kind]}) at {at:.1f} s")
     fired = []
 
     def drop():
         fired.append(time.monotonic())
-        emulator.control.outage(seconds)
+        emulator.control.outage(seconds, kind)
 
     timer = threading.Timer(at, drop)
-    cache = bench.scratch.new(f"link-{profile.name}-outage{seconds}")
+    cache = bench.scratch.new(f"link-{profile.name}-outage{seconds}-{kind}")
     r = checked(run_prefetch(bench, emulator, ["run", manifest], cache, during=timer.start), f"the run with a {seconds} s outage")
     timer.cancel()
     if fired:
@@ -347,7 +386,12 @@ def outage_run(bench, emulator, profile, manifest, seconds, expected, count, log
     bench.add(key + "ready", r.ready())
     bench.add(key + "bytes", r.down + r.up)
     bench.add(key + "delivered", r.delivered)
-    notes = [f"exit {r.status}, {r.seconds:.1f} s" + ("" if fired else ", ended before the outage")]
+    stats = r.link_stats
+    notes = [f"exit {r.status}, {r.seconds:.1f} s" + ("" if fired else ", ended before the outage")
+             + f"; link down {r.report.get('link', {}).get('outages', 0)} time(s), "
+             f"{r.report.get('link', {}).get('down_seconds', 0):.1f} s by the report"
+             + (f"; the gateway answered {stats.get('gateway_answers', 0)} requests" if kind == "gateway" else "")
+             + (f"; {stats.get('resets', 0)} connections accepted then reset" if kind == "reset" else "")]
     if r.ready() < count:
         errors = {}
         for asset in r.report["assets"]:
@@ -383,7 +427,11 @@ def run(bench, nginx_class, assets, www, log):
     nginx = nginx_class(os.path.join(bench.work, "link"), www)
     try:
         for profile in LINKS:
+            if profile.name not in SELECTION.profiles:
+                continue
             run_link(bench, profile, nginx, assets, log)
+            if SELECTION.outages_only:
+                continue
             # Rows D (bench/delta.py): bundles updated by delta over the same link;
             # every update case on the LTE-like link, the one-file update on both.
             delta.run_profile(bench, profile, Emulator, nginx, www, log, matrix=profile is LINKS[0])
@@ -407,50 +455,51 @@ def profile_bdp(profile):
     return linkem.parse_rate(profile.down) * linkem.parse_delay(profile.delay)
 
 
+def outage_rows(s, notes, row, profile, outage, count, total):
+    """The three rows of one outage run (a kind, a length) on one link."""
+    seconds, kind = outage
+    key, out = f"L_{profile.name}_", outage_key(profile, seconds, kind)
+    if out + "time" not in s:
+        return
+    name = f"L  {profile.name} ({profile.describe()}): {seconds} s outage, {OUTAGE_KINDS[kind]}"
+    all_ready = s[out + "ready"] >= count
+    row(f"{name}, at 40%: all ready in the run",
+        f"{'yes' if all_ready else 'no'} ({s[out + 'ready']:.0f} of {count})", "yes", all_ready, notes.get(out, ""))
+    # Through the link: what reached the device and the server. What was
+    # in flight when the link dropped (its rate x one-way delay) is lost
+    # whatever the client does; the note shows it, and what the link took.
+    through = s.get(out + "delivered", s[out + "bytes"])
+    ratio = through / total
+    dropped = s[out + "bytes"] - through
+    lost = (f"{dropped / 1e3:.0f} kB were in flight when it dropped (rate x delay {profile_bdp(profile) / 1e3:.0f} kB)"
+            if kind != "silent" else f"{dropped / 1e3:.0f} kB held for connections the client closed in the silence, "
+                                     f"never delivered")
+    row(f"{name}: bytes / corpus", f"{ratio:.3f}", "<= 1.02", all_ready and ratio <= 1.02,
+        f"delivered down + up; the link took {s[out + 'bytes'] / total:.3f}x: {lost}"
+        + ("" if all_ready else "; not every message ready: the bytes of an unfinished run"))
+    curl = s.get(key + "curl", float("nan"))
+    base = curl + seconds
+    ratio = s[out + "time"] / base
+    limit = (base + OUTAGE_SLACK) / base
+    row(f"{name}: time / (curl + outage)", f"{ratio:.2f}",
+        f"<= {limit:.2f} (+{OUTAGE_SLACK:.0f} s)", all_ready and ratio <= limit,
+        f"{s[out + 'time']:.1f} s against {curl:.1f} + {seconds} s"
+        + ("" if all_ready else "; not every message ready"))
+
+
 def rows(s, notes, row):
     """The table's rows L, from the samples `run` added."""
     for profile in LINKS:
         key = f"L_{profile.name}_"
-        if key + "all" not in s:
+        if key + "corpus" not in notes:
             continue
         count, total, largest = notes[key + "corpus"]
         name = f"L  {profile.name} ({profile.describe()})"
-        ratio = s[key + "all"] / s[key + "curl"]
-        row(f"{name}: all ready / curl", f"{ratio:.2f}", "<= 1.05", ratio <= 1.05 and s[key + "ready"] >= count,
-            f"{count} assets, {total / 1e6:.2f} MB: prefetch {s[key + 'all']:.2f} s ({s[key + 'ready']:.0f} ready), "
-            f"curl --parallel-max 8 {s[key + 'curl']:.2f} s")
-        ratio = s[key + "F"] / s[key + "F_alone"]
-        row(f"{name}: session-start ready, full / alone", f"{ratio:.2f}", "<= 1.1", ratio <= 1.1,
-            f"ready_ms {s[key + 'F'] * 1000:.0f} in the full run, {s[key + 'F_alone'] * 1000:.0f} alone")
-        display_rows(s, notes, row, name, key)
-        ratio = s[key + "bytes"] / total
-        row(f"{name}: bytes through the link / corpus", f"{ratio:.3f}", "<= 1.01", ratio <= 1.01,
-            f"down + up (headers, requests); down only {s[key + 'down'] / total:.3f}, curl's down + up "
-            f"{s[key + 'curl_bytes'] / total:.3f}")
+        if key + "all" in s:
+            link_rows(s, notes, row, profile, key)
         for seconds in OUTAGES:
-            out = f"{key}out{seconds}_"
-            if out + "time" not in s:
-                continue
-            all_ready = s[out + "ready"] >= count
-            row(f"{name}: {seconds} s outage at 40%: all ready in the run",
-                f"{'yes' if all_ready else 'no'} ({s[out + 'ready']:.0f} of {count})", "yes", all_ready, notes.get(out, ""))
-            # Through the link: what reached the device and the server. What was
-            # in flight when the link dropped (its rate x one-way delay) is lost
-            # whatever the client does; the note shows it, and what the link took.
-            through = s.get(out + "delivered", s[out + "bytes"])
-            ratio = through / total
-            dropped = s[out + "bytes"] - through
-            row(f"{name}: {seconds} s outage: bytes / corpus", f"{ratio:.3f}", "<= 1.02", all_ready and ratio <= 1.02,
-                f"delivered down + up; the link took {s[out + 'bytes'] / total:.3f}x: {dropped / 1e3:.0f} kB were in flight "
-                f"when it dropped (rate x delay {profile_bdp(profile) / 1e3:.0f} kB)"
-                + ("" if all_ready else "; not every message ready: the bytes of an unfinished run"))
-            base = s[key + "curl"] + seconds
-            ratio = s[out + "time"] / base
-            limit = (base + OUTAGE_SLACK) / base
-            row(f"{name}: {seconds} s outage: time / (curl + outage)", f"{ratio:.2f}",
-                f"<= {limit:.2f} (+{OUTAGE_SLACK:.0f} s)", all_ready and ratio <= limit,
-                f"{s[out + 'time']:.1f} s against {s[key + 'curl']:.1f} + {seconds} s"
-                + ("" if all_ready else "; not every message ready"))
+            for kind in OUTAGE_KINDS:
+                outage_rows(s, notes, row, profile, (seconds, kind), count, total)
         budget_note = notes.get(key + "budget")
         what = f"{name}: --max-download-bytes {BUDGET_SHARE:.0%} of the corpus: bytes down"
         if isinstance(budget_note, tuple):
@@ -461,3 +510,21 @@ def rows(s, notes, row):
         elif budget_note:
             row(what, budget_note, "<= budget + largest asset", note="the binary has no --max-download-bytes")
     delta.rows(notes, LINKS, row)
+
+
+def link_rows(s, notes, row, profile, key):
+    """The rows of one link while it is up."""
+    count, total, _ = notes[key + "corpus"]
+    name = f"L  {profile.name} ({profile.describe()})"
+    ratio = s[key + "all"] / s[key + "curl"]
+    row(f"{name}: all ready / curl", f"{ratio:.2f}", "<= 1.05", ratio <= 1.05 and s[key + "ready"] >= count,
+        f"{count} assets, {total / 1e6:.2f} MB: prefetch {s[key + 'all']:.2f} s ({s[key + 'ready']:.0f} ready), "
+        f"curl --parallel-max 8 {s[key + 'curl']:.2f} s")
+    ratio = s[key + "F"] / s[key + "F_alone"]
+    row(f"{name}: session-start ready, full / alone", f"{ratio:.2f}", "<= 1.1", ratio <= 1.1,
+        f"ready_ms {s[key + 'F'] * 1000:.0f} in the full run, {s[key + 'F_alone'] * 1000:.0f} alone")
+    display_rows(s, notes, row, name, key)
+    ratio = s[key + "bytes"] / total
+    row(f"{name}: bytes through the link / corpus", f"{ratio:.3f}", "<= 1.01", ratio <= 1.01,
+        f"down + up (headers, requests); down only {s[key + 'down'] / total:.3f}, curl's down + up "
+        f"{s[key + 'curl_bytes'] / total:.3f}")

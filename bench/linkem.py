@@ -10,9 +10,18 @@ Every connection made to PORT is carried to HOST:PORT through one link:
   bandwidth is the link's, not each connection's), with a burst of 10 ms of
   the rate: bytes leave in FIFO order at the link's rate;
 - a one-way delay per direction, after the bucket (propagation);
-- outages on command: every open connection is reset (the kernel sends RST,
-  so a client reads "Connection reset by peer", as at a cell handover) and the
-  listening socket is closed for the outage (a new connection is refused);
+- outages on command, of four kinds (KINDS), each for a number of seconds:
+  `refuse`: every open connection is reset (the kernel sends RST, so a client
+  reads "Connection reset by peer", as at a cell handover) and the listening
+  socket is closed (a new connection is refused); `silent`: nothing crosses
+  the link either way, open connections and new ones alike (packets dropped:
+  TCP holds them and retransmits, so what was sent arrives once the link is
+  back, unless its receiver closed meanwhile); `reset`: open connections are reset and a new one is accepted, then
+  reset before a byte is carried (a modem or NAT box whose uplink is gone, a
+  VPN endpoint); `gateway`: open connections are closed and every request on
+  a new one is answered `502 Bad Gateway` at once, nothing carried (a caching
+  proxy on the LAN whose uplink is down: its answers do not cross the link,
+  so they are not in the byte counters);
 - byte counters per direction: bytes the link took (`down_bytes`,
   `up_bytes`: what a carrier bills at its gateway) and bytes it delivered to
   the far end (`down_delivered`, `up_delivered`: less by what an outage
@@ -29,10 +38,11 @@ connection's reader does not read the next segment until the link took the
 last one, so at most delay × rate bytes are in flight per direction).
 
 The control port (127.0.0.1 only) takes one command per line and answers one
-JSON line: `stats`, `reset-stats`, `outage SECONDS`, and `outage-after BYTES
-SECONDS`, which arms one outage to begin once the link has delivered BYTES
-more towards the client: the cut lands mid-transfer by the link's own count,
-however late a busy machine would let a watcher send `outage`.
+JSON line: `stats`, `reset-stats`, `outage SECONDS [KIND]`, and `outage-after
+BYTES SECONDS [KIND]`, which arms one outage to begin once the link has
+delivered BYTES more towards the client: the cut lands mid-transfer by the
+link's own count, however late a busy machine would let a watcher send
+`outage`. KIND is `refuse` when not given; one outage at a time.
 
 Used by bench/link.py (the link rows of `make bench`) and by the tests of
 issue 29, which start it as a process.
@@ -48,6 +58,8 @@ import sys
 import time
 
 SEGMENT = 4096
+KINDS = ("refuse", "silent", "reset", "gateway")
+GATEWAY_BODY = b"<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>\r\n"
 
 
 def parse_rate(text):
@@ -99,14 +111,24 @@ class Link:
         self.delay = delay
         self.connections = set()
         self.accepted = 0
-        self.refused_until = 0.0
         self.outages = 0
-        # (delivered-bytes mark, seconds) of an armed outage, or None.
+        # Outages that cut the open connections (every kind but `silent`): a
+        # pipe stops when this moves.
+        self.cuts = 0
+        # The kind of the outage under way, or None.
+        self.down_kind = None
+        # Set while the link carries bytes; a `silent` outage clears it.
+        self.carrying = None
+        self.gateway_answers = 0
+        self.resets = 0
+        # (delivered-bytes mark, seconds, kind) of an armed outage, or None.
         self.armed = None
         self.server = None
         self.listen = None
 
     async def start(self, host, port):
+        self.carrying = asyncio.Event()
+        self.carrying.set()
         self.server = await asyncio.start_server(self.carry, host, port, reuse_address=True)
         # The port it got, not the 0 it may have been asked for: an outage
         # reopens the listening socket on this same port.
@@ -115,6 +137,16 @@ class Link:
 
     async def carry(self, client_reader, client_writer):
         self.accepted += 1
+        if self.down_kind == "reset":
+            self.resets += 1
+            reset(client_writer)
+            return
+        if self.down_kind == "gateway":
+            await self.answer_gateway(client_reader, client_writer)
+            return
+        # A connection made during a silent outage reaches the far end once
+        # the link is back (its SYN retransmitted).
+        await self.carrying.wait()
         try:
             server_reader, server_writer = await asyncio.open_connection(*self.upstream)
         except OSError:
@@ -150,6 +182,14 @@ class Link:
                 wait = due - time.monotonic()
                 if wait > 0:
                     await asyncio.sleep(wait)
+                if not self.carrying.is_set():
+                    await self.carrying.wait()
+                    # After a silence the sender's TCP, its window collapsed by
+                    # the retransmission timeout, resends one segment; a peer
+                    # that closed meanwhile answers it with RST, and nothing
+                    # more of what was held crosses.
+                    if gone.at is not None:
+                        break
                 try:
                     writer.write(data)
                     await writer.drain()
@@ -169,7 +209,7 @@ class Link:
         # An outage aborts the sockets, but the reader still holds what the
         # kernel had handed over (up to ~128 KiB per connection): that never
         # crossed the link and must not be counted as if it had.
-        outages = self.outages
+        cuts = self.cuts
         try:
             while True:
                 if gone.since(self.delay):
@@ -185,7 +225,11 @@ class Link:
                     # half close), so the other side stops too.
                     gone.mark()
                     break
-                if self.outages != outages or gone.since(self.delay):
+                if self.cuts != cuts or gone.since(self.delay):
+                    break
+                # Silent: the segment waits, as TCP would retransmit it.
+                await self.carrying.wait()
+                if self.cuts != cuts:
                     break
                 await bucket.send(len(data))
                 queue.put_nowait((time.monotonic() + self.delay, data))
@@ -193,25 +237,54 @@ class Link:
             queue.put_nowait((0, None))
             await delivery
 
-    def arm(self, after_bytes, seconds):
-        self.armed = (self.down.delivered + after_bytes, seconds)
+    def arm(self, after_bytes, seconds, kind="refuse"):
+        self.armed = (self.down.delivered + after_bytes, seconds, kind)
 
     def fire_armed(self):
         if self.armed and self.down.delivered >= self.armed[0]:
-            seconds = self.armed[1]
+            _, seconds, kind = self.armed
             self.armed = None
-            asyncio.ensure_future(self.outage(seconds))
+            asyncio.ensure_future(self.outage(seconds, kind))
 
-    async def outage(self, seconds):
-        """Drop the link: reset every connection, refuse new ones, then come back."""
+    async def outage(self, seconds, kind="refuse"):
+        """Drop the link in the way `kind` says (the module's docstring), then
+        come back."""
         self.outages += 1
-        self.server.close()
-        for pair in list(self.connections):
-            for writer in pair:
-                reset(writer)
-        self.connections.clear()
+        self.down_kind = kind
+        if kind == "refuse":
+            self.server.close()
+        if kind == "silent":
+            self.carrying.clear()
+        else:
+            self.cuts += 1
+            for pair in list(self.connections):
+                for writer in pair:
+                    # A gateway closes its side; a link that drops resets.
+                    if kind == "gateway":
+                        writer.close()
+                    else:
+                        reset(writer)
+            self.connections.clear()
         await asyncio.sleep(seconds)
-        self.server = await asyncio.start_server(self.carry, *self.listen, reuse_address=True)
+        if kind == "refuse":
+            self.server = await asyncio.start_server(self.carry, *self.listen, reuse_address=True)
+        self.carrying.set()
+        # Last: `stats` says the link is back only once it is, in every way.
+        self.down_kind = None
+
+    async def answer_gateway(self, reader, writer):
+        """A request on a connection made to a gateway whose uplink is down:
+        `502 Bad Gateway` (no body to a HEAD), then the connection closes."""
+        try:
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
+            body = b"" if head.startswith(b"HEAD ") else GATEWAY_BODY
+            self.gateway_answers += 1
+            writer.write(b"HTTP/1.1 502 Bad Gateway\r\nServer: linkem\r\nContent-Type: text/html\r\n"
+                         b"Content-Length: %d\r\nConnection: close\r\n\r\n" % len(GATEWAY_BODY) + body)
+            await writer.drain()
+        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, asyncio.TimeoutError, OSError):
+            pass
+        writer.close()
 
     def stats(self):
         return {
@@ -221,10 +294,14 @@ class Link:
             "up_delivered": self.up.delivered,
             "connections": self.accepted,
             "outages": self.outages,
+            "down_kind": self.down_kind,
+            "gateway_answers": self.gateway_answers,
+            "resets": self.resets,
         }
 
     def reset_stats(self):
         self.down.bytes = self.up.bytes = self.accepted = self.outages = 0
+        self.gateway_answers = self.resets = 0
         self.down.delivered = self.up.delivered = 0
 
 
@@ -262,18 +339,27 @@ async def control(link, reader, writer):
         elif words[:1] == ["reset-stats"]:
             link.reset_stats()
             answer = link.stats()
-        elif words[:1] == ["outage"] and len(words) == 2:
-            seconds = float(words[1])
-            asyncio.ensure_future(link.outage(seconds))
-            answer = {"outage": seconds}
-        elif words[:1] == ["outage-after"] and len(words) == 3:
-            link.arm(int(words[1]), float(words[2]))
-            answer = {"outage-after": int(words[1]), "seconds": float(words[2])}
+        elif words[:1] == ["outage"] and len(words) in (2, 3) and kind_of(words[2:]):
+            seconds, kind = float(words[1]), kind_of(words[2:])
+            asyncio.ensure_future(link.outage(seconds, kind))
+            answer = {"outage": seconds, "kind": kind}
+        elif words[:1] == ["outage-after"] and len(words) in (3, 4) and kind_of(words[3:]):
+            kind = kind_of(words[3:])
+            link.arm(int(words[1]), float(words[2]), kind)
+            answer = {"outage-after": int(words[1]), "seconds": float(words[2]), "kind": kind}
         else:
-            answer = {"error": "commands: stats, reset-stats, outage SECONDS, outage-after BYTES SECONDS"}
+            answer = {"error": "commands: stats, reset-stats, outage SECONDS [KIND], outage-after BYTES SECONDS [KIND]; "
+                               "KIND: " + ", ".join(KINDS)}
         writer.write((json.dumps(answer) + "\n").encode())
         await writer.drain()
     writer.close()
+
+
+def kind_of(words):
+    """The optional KIND of an outage command: `refuse` when absent, None when unknown."""
+    if not words:
+        return "refuse"
+    return words[0] if words[0] in KINDS else None
 
 
 async def serve(args):
@@ -319,8 +405,8 @@ class Client:
     def reset_stats(self):
         return self.ask("reset-stats")
 
-    def outage(self, seconds):
-        return self.ask(f"outage {seconds}")
+    def outage(self, seconds, kind="refuse"):
+        return self.ask(f"outage {seconds} {kind}")
 
 
 if __name__ == "__main__":

@@ -72,6 +72,57 @@ def check(what, ok, detail):
     return ok
 
 
+def answer_to(sock, request, timeout):
+    """What `sock` reads within `timeout` after sending `request`: bytes, b""
+    for a close, "reset", or "nothing"."""
+    sock.settimeout(timeout)
+    try:
+        sock.sendall(request)
+        return sock.recv(65536)
+    except ConnectionResetError:
+        return "reset"
+    except socket.timeout:
+        return "nothing"
+
+
+def outage_answers(port, control, kind, request, wait, then=b"small\n"):
+    """Once a 1 s outage of `kind` began: what an open connection read after
+    `then`, what a new one read after `request` (each within `wait`), and,
+    when that was nothing, what the new one read next (within 2 s)."""
+    with socket.create_connection(("127.0.0.1", port)) as open_one:
+        answer_to(open_one, b"small\n", 2)
+        control.outage(1.0, kind)
+        was = answer_to(open_one, then, wait)
+        with socket.create_connection(("127.0.0.1", port), timeout=1) as new_one:
+            new = answer_to(new_one, request, wait)
+            later = answer_to(new_one, b"", 2) if new == "nothing" else None
+    return was, new, later
+
+
+def check_kinds(port, control):
+    """The outages other than `refuse`, one second each."""
+    results = []
+    answers = outage_answers(port, control, "silent", b"small\n", 0.4)
+    results.append(check("silent outage holds every byte until it ends", answers == ("nothing", "nothing", b"."),
+                         f"an open connection read {answers[0]!r}, a new one {answers[1]!r}, then {answers[2]!r}"))
+    time.sleep(0.5)
+    was, new, _ = outage_answers(port, control, "reset", b"small\n", 2)
+    new = "reset" if new in ("reset", b"") else new
+    results.append(check("reset outage: open connection reset, a new one accepted then reset", (was, new) == ("reset", "reset"),
+                         f"open: {was!r}, new: {new!r}; {json.dumps(control.stats())}"))
+    time.sleep(1.2)
+    # Nothing sent on the open one: a line sent after the close would be
+    # answered by the kernel with RST.
+    was, new, _ = outage_answers(port, control, "gateway", b"GET /a HTTP/1.1\r\nHost: x\r\n\r\n", 2, then=b"")
+    gateway = isinstance(new, bytes) and new.startswith(b"HTTP/1.1 502 Bad Gateway\r\n")
+    results.append(check("gateway outage: open connection closed, a request answered 502", was == b"" and gateway,
+                         f"open: {was!r}, new: {new[:40]!r}"))
+    time.sleep(1.2)
+    back = timed(lambda: fetch(port, b"small", 1))
+    results.append(check("link back after each kind", back < 2 * DELAY + 0.15, f"a request took {back * 1000:.0f} ms"))
+    return results
+
+
 def main():
     upstream = server()
     process = subprocess.Popen([sys.executable, os.path.join(BENCH, "linkem.py"), "--upstream", f"127.0.0.1:{upstream}",
@@ -134,6 +185,7 @@ def main():
         back = timed(lambda: fetch(port, b"small", 1))
         results.append(check("link back after the outage", back < 2 * DELAY + 0.15, f"a request took {back * 1000:.0f} ms"))
         results.append(check("outage counted", control.stats()["outages"] == 1, json.dumps(control.stats())))
+        results += check_kinds(port, control)
     finally:
         process.terminate()
         process.wait(10)

@@ -256,6 +256,10 @@ def print_rows(add_rows, bench):
     print("Raw samples: " + json.dumps({k: [round(v, 4) for v in vs] for k, vs in bench.samples.items()}))
 
 
+def split(text):
+    return tuple(x.strip() for x in text.split(",") if x.strip())
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bin", required=True, help="the folder holding the release build of prefetch")
@@ -264,7 +268,7 @@ def main():
     parser.add_argument("--no-big", action="store_true", help="skip the 1 GiB run of G")
     parser.add_argument("--no-bounds", action="store_true", help="skip I and J (memory over 100,000 assets, slow host)")
     parser.add_argument("--only-bounds", action="store_true", help="run I and J alone and print their rows; BENCHMARKS.md is left alone")
-    parser.add_argument("--no-link", action="store_true", help="skip L and D (the emulated LTE and 3G links, ~3.5 minutes)")
+    parser.add_argument("--no-link", action="store_true", help="skip L and D (the emulated LTE and 3G links, ~9 minutes)")
     parser.add_argument("--only-link", action="store_true", help="run L and D alone and print their rows; BENCHMARKS.md is left alone")
     parser.add_argument("--only-delta", action="store_true",
                         help="run D alone (nginx and the emulated links, no corpus) and print its rows; BENCHMARKS.md is left alone")
@@ -279,7 +283,17 @@ def main():
                         help="also count instructions of the plan and of Python (bench/callgrind.sh; valgrind, ~2 minutes)")
     parser.add_argument("--serve", action="store_true",
                         help="only start nginx and write the manifests (under WORK/manifests), for profiling; stop with SIGTERM")
+    parser.add_argument("--only-outages", action="store_true",
+                        help="with --only-link: only the outage rows of L (and the curl rounds their targets need)")
+    parser.add_argument("--link-outages", default=",".join(link.OUTAGE_KINDS),
+                        help="the kinds of outage of rows L, comma-separated (default: all of %(default)s)")
+    parser.add_argument("--link-outage-seconds", default=",".join(map(str, link.OUTAGES)),
+                        help="the outages' lengths in rows L, comma-separated (default: %(default)s)")
+    parser.add_argument("--link-profiles", default=",".join(p.name for p in link.LINKS),
+                        help="the emulated links of rows L and D, comma-separated (default: %(default)s)")
     args = parser.parse_args()
+    link.select(link.Selection(kinds=split(args.link_outages), seconds=tuple(int(x) for x in split(args.link_outage_seconds)),
+                               profiles=split(args.link_profiles), outages_only=args.only_outages))
     # SIGTERM ends the run like Ctrl-C: through the finally that stops nginx.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     os.makedirs(args.work, exist_ok=True)

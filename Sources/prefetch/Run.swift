@@ -121,8 +121,8 @@ struct Run: AsyncParsableCommand {
     var retries = TransferLimits().retries
 
     @Option(help: ArgumentHelp(
-        "Seconds to wait for the link to come back when every host fails at once; 0 never waits.",
-        discussion: "Meanwhile transfers are parked without using up --retries, the link is probed, and interrupted downloads resume with Range. Default 60: a cell handover or Wi-Fi re-association takes seconds; --max-run-time bounds the wait too.",
+        "Seconds to wait for the link to come back when every host fails at once (or a gateway answers 502, 503 or 504 to everything); 0 never waits.",
+        discussion: "Meanwhile transfers are parked without using up --retries, the link is probed with a HEAD along the same path until an answer comes from beyond the first hop, and interrupted downloads resume with Range. Default 60: a cell handover or Wi-Fi re-association takes seconds; --max-run-time bounds the wait too.",
         valueName: "s"))
     var linkWait = Seconds(TransferLimits().linkWait)
 

@@ -126,7 +126,8 @@ import Testing
 
         #expect(result.failure?.kind == .network)
         #expect(result.attempts == 4)
-        #expect(fixture.server.requests().count == 4)
+        // And a HEAD after each: the link watch's probe (LinkProbe), no attempt.
+        #expect(fixture.server.requests().filter { $0.method == "GET" }.count == 4)
         try await fixture.server.stop()
     }
 

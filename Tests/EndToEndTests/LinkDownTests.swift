@@ -84,7 +84,7 @@ import Testing
         // the first once on a fresh connection, as it does when a reused
         // keep-alive connection dies before any answer.
         #expect(report.asset(broken)?.attempts == 3)
-        #expect((3...4).contains(brokenRequests.count), "\(brokenRequests.count) requests")
+        #expect((3...4).contains(brokenRequests.count), "\(brokenRequests.map(\.method)) requests")
         #expect(report.asset(broken)?.error?.message.contains("--link-wait") == false)
         #expect(report.link?.outages == 0)
         #expect(!result.stderr.contains("link down"), "\(result.stderr)")
@@ -112,6 +112,97 @@ import Testing
         #expect(message.contains("the link was down for 2 s (--link-wait)"), "\(message)")
         #expect(report.link?.outages == 1)
         #expect(result.stderr.contains("link still down after 2 s (--link-wait)"), "\(result.stderr)")
+    }
+
+    /// Issue 37: an outage on any path. Four assets are in flight through the
+    /// link, each sent at a pace that keeps it there for seconds, when the
+    /// link goes down for 3 s in the way `kind` says (once an eighth of their
+    /// bytes crossed it). With `--retries 0`, every message ready says that no
+    /// failure inside the outage used an attempt.
+    func outageCostsNoAttempts(_ kind: LinkEmulator.Outage, tls: Bool = false) async throws {
+        let scratch = try Scratch()
+        let size = Self.size / 4
+        let files = try (0..<4).map { try writeRandomFile("f\($0).bin", size: size, in: scratch.path("www")) }
+        var certificates: TestCertificates?
+        if tls { certificates = try await TestCertificates.make(in: scratch) }
+        let server = try await FixtureServer.start(
+            root: scratch.path("www"),
+            tls: certificates.map { FixtureTLS(certificateChainPath: $0.serverCertificate, privateKeyPath: $0.serverKey) })
+        let link = try await LinkEmulator(upstream: server.port)
+        let urls = (0..<4).map { link.url("f\($0).bin?rate=\(Self.rate / 2)", scheme: tls ? "https" : "http") }
+        let manifest = try scratch.write("m.json", try manifestJSON(
+            urls.enumerated().map { inapp("m\($0.offset)", ["type": "HTML", "asset_urls": [$0.element]]) }))
+
+        try link.outage(afterBytes: Self.size / 8, seconds: 3, kind: kind)
+        let result = try await CommandRunner.prefetch(
+            ["run", manifest, "--cache-dir", scratch.path("cache"), "--json", "--log-level", "notice", "--retries", "0"]
+                + (certificates.map { ["--cacert", $0.caCertificate] } ?? []))
+        let stats = try link.stats()
+        try await server.stop()
+
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try result.report()
+        #expect(report.totals.ready == 4, "\(result.stderr)")
+        for (url, data) in zip(urls, files) {
+            let path = try #require(report.asset(url)?.path, "\(url)")
+            #expect(FileManager.default.contents(atPath: path) == data)
+        }
+        #expect(report.link?.outages == 1)
+        #expect((report.link?.down_seconds ?? 0) > 0)
+        #expect(result.stderr.contains("link down: "), "\(result.stderr)")
+        #expect(result.stderr.contains("link back after "), "\(result.stderr)")
+        #expect(!result.stderr.contains("retrying "), "\(result.stderr)")
+        // The probe met the outage as the transfers did: a bare connect would
+        // have got through, and their failures would have been counted.
+        switch kind {
+        case .gateway: #expect((stats["gateway_answers"] ?? 0) >= 1, "\(stats)")
+        case .reset: #expect((stats["resets"] ?? 0) >= 1, "\(stats)")
+        case .refuse, .silent: break
+        }
+    }
+
+    @Test func gatewayAnswering502CostsNoAttempts() async throws {
+        try await outageCostsNoAttempts(.gateway)
+    }
+
+    @Test func firstHopResettingCostsNoAttempts() async throws {
+        try await outageCostsNoAttempts(.reset)
+    }
+
+    /// Over TLS a reset cuts the handshake (CURLE_SSL_CONNECT_ERROR with
+    /// ECONNRESET): a link-level failure still, not a certificate's.
+    @Test func firstHopResettingTLSCostsNoAttempts() async throws {
+        try await outageCostsNoAttempts(.reset, tls: true)
+    }
+
+    /// Issue 37: a server's 503 for one URL is that URL's, whether it comes
+    /// while others are served (at 2 KiB/s they are in flight for two
+    /// seconds) or after they are all done: the asset uses its attempts and
+    /// the link is never taken for down.
+    @Test func oneURLAnswering503UsesItsAttempts() async throws {
+        let scratch = try Scratch()
+        let names = try writeStyleSheets(4, in: scratch.path("www"))
+        let server = try await FixtureServer.start(root: scratch.path("www"))
+        let broken = server.url("\(names[0])?status=503")
+        let manifest = try scratch.write("m.json", try manifestJSON(
+            [inapp("broken", ["type": "HTML", "asset_urls": [broken]])]
+                + htmlMessages(Array(names.dropFirst()), server: server.url, query: "?rate=2048")))
+        let result = try await CommandRunner.prefetch([
+            "run", manifest, "--cache-dir", scratch.path("cache"), "--json", "--log-level", "notice", "--retries", "2",
+        ])
+        let requests = server.requests()
+        try await server.stop()
+
+        #expect(result.status == 1, "\(result.stderr)")
+        let report = try result.report()
+        #expect(report.totals.ready == 3)
+        #expect(report.message("broken")?.verdict == "discarded:asset_download_failed")
+        #expect(report.asset(broken)?.attempts == 3)
+        #expect(report.asset(broken)?.error?.message.contains("HTTP 503") == true, "\(String(describing: report.asset(broken)?.error))")
+        // Three GETs, and no probe: nothing made the link suspect.
+        #expect(requests.filter { $0.query == "status=503" }.map(\.method) == ["GET", "GET", "GET"], "\(requests)")
+        #expect(report.link?.outages == 0)
+        #expect(!result.stderr.contains("link down"), "\(result.stderr)")
     }
 
     @Test func retryAfterHoldsEveryRequestToThatHost() async throws {

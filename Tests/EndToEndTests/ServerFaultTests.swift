@@ -12,7 +12,8 @@ import Testing
         var path: String
         /// nil: ready.
         var kind: String?
-        /// Requests the server sees for this exact target.
+        /// GETs the server sees for this exact target (a `HEAD` there is the
+        /// link watch's probe, docs/limits.md#when-the-link-is-down, not a retry).
         var requests: Int
         var attempts: Int
         /// A host name of its own for the server, so that no idle connection to
@@ -88,7 +89,8 @@ import Testing
             }
             #expect(asset.attempts == item.attempts, "\(item.id)")
             let target = "/" + item.path
-            #expect(log.filter { $0.target == target }.count == item.requests, "\(item.id): \(log.filter { $0.target == target })")
+            let gets = log.filter { $0.target == target && $0.method == "GET" }
+            #expect(gets.count == item.requests, "\(item.id): \(gets)")
         }
         // Retry-After: 1 was waited out before the second request.
         #expect((report.message("throttled-429")?.ready_ms ?? 0) >= 900)

@@ -1,9 +1,23 @@
 import Foundation
 
 /// The project's link emulator (bench/linkem.py) as a child process in front
-/// of a server: a TCP proxy whose `outage SECONDS` resets every connection and
-/// refuses new ones for that long, as a cell handover does.
+/// of a server: a TCP proxy whose `outage SECONDS KIND` takes the link down
+/// for that long, in one of its four ways.
 final class LinkEmulator: @unchecked Sendable {
+    /// How the link goes down (bench/linkem.py's KINDS).
+    enum Outage: String {
+        /// Open connections reset, new ones refused: a cell handover.
+        case refuse
+        /// Nothing crosses either way until the link is back.
+        case silent
+        /// Open connections reset, new ones accepted and then reset: a
+        /// modem, NAT box or VPN endpoint whose uplink is gone.
+        case reset
+        /// Open connections closed, every new request answered `502 Bad
+        /// Gateway`: a proxy on the LAN whose uplink is down.
+        case gateway
+    }
+
     static let script = Package.root.appendingPathComponent("bench/linkem.py").path
 
     private let process = Process()
@@ -43,25 +57,34 @@ final class LinkEmulator: @unchecked Sendable {
         process.waitUntilExit()
     }
 
-    /// "http://127.0.0.1:PORT/path" through the link.
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)/\(path)" }
+    /// "http://127.0.0.1:PORT/path" through the link; "https://…" for a
+    /// server behind it that speaks TLS.
+    func url(_ path: String, scheme: String = "http") -> String { "\(scheme)://127.0.0.1:\(port)/\(path)" }
 
     /// Takes the link down for `seconds`, now: the command goes straight to
     /// the control port (no process to start, so it lands when asked even on
     /// a loaded machine); returns once the emulator answered.
-    func outage(seconds: Double) throws {
-        try command("outage \(seconds)")
+    func outage(seconds: Double, kind: Outage = .refuse) throws {
+        try command("outage \(seconds) \(kind.rawValue)")
     }
 
     /// Takes the link down for `seconds` once it has delivered `bytes` more
     /// towards the client: mid-transfer by the link's own count, however
     /// late a loaded machine runs the test that asked.
-    func outage(afterBytes bytes: Int, seconds: Double) throws {
-        try command("outage-after \(bytes) \(seconds)")
+    func outage(afterBytes bytes: Int, seconds: Double, kind: Outage = .refuse) throws {
+        try command("outage-after \(bytes) \(seconds) \(kind.rawValue)")
     }
 
-    /// One line to the control port; returns once the emulator answered.
-    private func command(_ line: String) throws {
+    /// The emulator's counters (`stats`): `connections`, `outages`,
+    /// `gateway_answers`, `resets`, the byte counts.
+    func stats() throws -> [String: Int] {
+        let answer = try JSONSerialization.jsonObject(with: try command("stats"))
+        return (answer as? [String: Any] ?? [:]).compactMapValues { $0 as? Int }
+    }
+
+    /// One line to the control port; returns the emulator's answer, a line of JSON.
+    @discardableResult
+    private func command(_ line: String) throws -> Data {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw SpawnFailure(step: "socket", code: errno) }
         defer { close(fd) }
@@ -75,7 +98,13 @@ final class LinkEmulator: @unchecked Sendable {
         guard connected == 0 else { throw SpawnFailure(step: "connect to linkem's control port", code: errno) }
         let command = Array("\(line)\n".utf8)
         guard write(fd, command, command.count) == command.count else { throw SpawnFailure(step: "'\(line)' command", code: errno) }
-        var answer = [UInt8](repeating: 0, count: 256)
-        guard read(fd, &answer, answer.count) > 0 else { throw SpawnFailure(step: "linkem's answer", code: errno) }
+        var answer = Data()
+        var buffer = [UInt8](repeating: 0, count: 512)
+        while !answer.contains(UInt8(ascii: "\n")) {
+            let count = read(fd, &buffer, buffer.count)
+            guard count > 0 else { throw SpawnFailure(step: "linkem's answer", code: errno) }
+            answer.append(contentsOf: buffer[..<count])
+        }
+        return answer
     }
 }

@@ -1,5 +1,11 @@
 import CCurl
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Why one request failed, and whether another request could fare better.
 struct AttemptFailure: Equatable {
     var failure: AssetFailure
@@ -13,21 +19,32 @@ struct AttemptFailure: Equatable {
     var isLinkLevel = false
     /// 429 or 503: the host asks the whole client to slow down (``HostPacing``).
     var isHostBusy = false
+    /// A 502, 503 or 504 without `Retry-After`: what a proxy or gateway whose
+    /// uplink is down answers to every request. One such answer is its URL's;
+    /// every transfer getting one at once is an outage (``LinkWatch``).
+    var isGatewayStatus = false
+
+    /// The statuses a gateway answers when it cannot reach beyond itself.
+    static let gatewayStatuses: Set<Int> = [502, 503, 504]
 
     /// A response did arrive, with a status that is neither 2xx nor 304.
-    static func http(status: Int, from url: String) -> AttemptFailure {
+    /// `retryAfter`: its `Retry-After`, a server's own request for a pause,
+    /// which a gateway whose uplink is down does not send.
+    static func http(status: Int, from url: String, retryAfter: String? = nil) -> AttemptFailure {
         AttemptFailure(
             failure: AssetFailure(.httpStatus, "HTTP \(status) from \(url)"),
             isTransient: status == 408 || status == 429 || (500..<600).contains(status),
-            isHostBusy: status == 429 || status == 503
+            isHostBusy: status == 429 || status == 503,
+            isGatewayStatus: gatewayStatuses.contains(status) && retryAfter == nil
         )
     }
 
     /// `url` is the URL that failed (after redirects); `requestedURL` the one asked
     /// for. `detail` is libcurl's error buffer, which names the host, port or limit
     /// involved; its generic strerror text is the fallback.
+    /// `osErrno`: CURLINFO_OS_ERRNO, which tells a TLS handshake cut by a reset.
     static func curl(
-        _ code: CURLcode, url: String, requestedURL: String, detail: String, limits: TransferLimits, maxSize: Int64
+        _ code: CURLcode, url: String, requestedURL: String, detail: String, limits: TransferLimits, maxSize: Int64, osErrno: Int = 0
     ) -> AttemptFailure {
         let detail = detail.isEmpty ? String(cString: ccurl_easy_strerror(code)) : detail
         switch code {
@@ -61,17 +78,27 @@ struct AttemptFailure: Equatable {
             return AttemptFailure(failure: AssetFailure(.network, "TLS failure fetching \(url): \(detail)"), isTransient: false)
         default:
             return AttemptFailure(
-                failure: AssetFailure(.network, "could not fetch \(url): \(detail)"), isTransient: true, isLinkLevel: linkLevelCodes.contains(code.rawValue))
+                failure: AssetFailure(.network, "could not fetch \(url): \(detail)"), isTransient: true,
+                isLinkLevel: isLinkLevel(code, osErrno: osErrno))
         }
+    }
+
+    /// Whether `code` (with the `osErrno` libcurl saw) is what a dropped link
+    /// or a first hop that resets produces.
+    static func isLinkLevel(_ code: CURLcode, osErrno: Int) -> Bool {
+        linkLevelCodes.contains(code.rawValue) || (code == CURLE_SSL_CONNECT_ERROR && resetErrnos.contains(Int32(osErrno)))
     }
 
     /// The codes a dropped link produces (docs/limits.md, "When the link is
     /// down"). Not TLS handshake failures (CURLE_SSL_CONNECT_ERROR): those
-    /// belong to one host, as its certificate does.
+    /// belong to one host, as its certificate does; unless the handshake was
+    /// reset (`resetErrnos`), as a first hop whose uplink is gone resets every
+    /// connection it accepted.
     static let linkLevelCodes = Set([
         CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_CONNECT, CURLE_PARTIAL_FILE,
         CURLE_OPERATION_TIMEDOUT, CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_RECV_ERROR,
     ].map(\.rawValue))
+    static let resetErrnos: Set<Int32> = [ECONNRESET, EPIPE]
 
     static func tooLarge(url: String, limit: Int64) -> AssetFailure {
         AssetFailure(.tooLarge, "body of \(url) exceeds the \(describe(bytes: limit)) limit")

@@ -29,9 +29,13 @@ final class Transfer: TransferQueueItem {
     private(set) var forgiven = 0
     /// Requests that count against `--retries`.
     var countedAttempts: Int { attempts - restarts - forgiven }
-    /// Set by the callbacks when any byte of a response arrives; the loop reads
-    /// and clears it to know the link carries bytes (``LinkWatch``).
+    /// Set by the callbacks when any byte of a response arrives, but for a
+    /// gateway's 502, 503 or 504 (which says nothing got beyond it); the loop
+    /// reads and clears it to know the link carries bytes (``LinkWatch``).
     var heardBytes = false
+    /// Whether a request of this transfer got such an answer in this run: its
+    /// URL is one a probe may ask for (``ProbeTarget``).
+    var hasAnswered = false
     /// The ``LinkWatch/quietPeriod`` of this transfer's last link-level failure.
     var linkFailurePeriod: Int?
     private(set) var easy: UnsafeMutableRawPointer?
@@ -153,7 +157,7 @@ final class Transfer: TransferQueueItem {
             let transfer = Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue()
             let wasComplete = transfer.head.isComplete
             transfer.head.consume(line: UnsafeRawBufferPointer(start: buffer, count: size * count))
-            transfer.heardBytes = true
+            transfer.noteAnswer()
             if !wasComplete, transfer.head.isComplete, transfer.head.isSuccess, !transfer.admitBody() || !transfer.admitRanged() {
                 return 0
             }
@@ -181,6 +185,8 @@ final class Transfer: TransferQueueItem {
         }
         readResponseInfo(easy)
         let detail = String(cString: errorBuffer)
+        var osErrno = 0
+        _ = ccurl_easy_getinfo_long(easy, CURLINFO_OS_ERRNO, &osErrno)
         releaseHandle()
         defer { sink.closeFile() }
 
@@ -203,7 +209,7 @@ final class Transfer: TransferQueueItem {
             return .failed(AttemptFailure(failure: callbackFailure, isTransient: false), retryAfter: nil)
         }
         if code != CURLE_OK {
-            return .failed(AttemptFailure.curl(code, url: effectiveURL, requestedURL: request.url, detail: detail, limits: limits, maxSize: maxAssetSize), retryAfter: retryAfter)
+            return .failed(AttemptFailure.curl(code, url: effectiveURL, requestedURL: request.url, detail: detail, limits: limits, maxSize: maxAssetSize, osErrno: osErrno), retryAfter: retryAfter)
         }
         switch status {
         case 200..<300, 304:
@@ -211,7 +217,7 @@ final class Transfer: TransferQueueItem {
         case 0:
             return .failed(AttemptFailure(failure: AssetFailure(.network, "no HTTP response from \(effectiveURL)"), isTransient: true), retryAfter: nil)
         default:
-            return .failed(AttemptFailure.http(status: status, from: effectiveURL), retryAfter: retryAfter)
+            return .failed(AttemptFailure.http(status: status, from: effectiveURL, retryAfter: retryAfter), retryAfter: retryAfter)
         }
     }
 
@@ -304,7 +310,7 @@ final class Transfer: TransferQueueItem {
     /// Every byte that arrived counts for the run's `downloaded_bytes`, whatever
     /// becomes of it: it crossed the network.
     private func receiveBody(_ buffer: UnsafeRawBufferPointer) -> Int {
-        heardBytes = true
+        noteAnswer()
         charge(buffer.count)
         let received = Int64(buffer.count)
         request.observer?.received(buffer.count)
@@ -342,6 +348,15 @@ final class Transfer: TransferQueueItem {
             return 0
         }
         return buffer.count
+    }
+
+    /// A byte of a response: news that the link carries requests beyond its
+    /// first hop, unless the status is one a gateway answers for an origin it
+    /// cannot reach.
+    private func noteAnswer() {
+        if !AttemptFailure.gatewayStatuses.contains(head.status) {
+            heardBytes = true
+        }
     }
 
     /// Decides, once per 2xx response, whether its body continues the file or

@@ -36,7 +36,10 @@ final class TransferLoop {
     /// here (without using up an attempt) and nothing starts but one probe.
     var link: LinkWatch
     var parked = TransferQueue<Transfer>()
-    /// The connect that tells whether the link is down, or back.
+    /// Failures kept aside, uncounted, until the link watch knows whether
+    /// they were the link's; while any is, nothing new starts.
+    var held: [HeldFailure] = []
+    /// The request that tells whether the link is down, or back.
     var probe: LinkProbe?
     /// The failure that made the link suspect, and whom to tell of outages:
     /// the run's observer, from the transfer that saw it.
@@ -85,7 +88,7 @@ final class TransferLoop {
             var running: Int32 = 0
             ccurl_multi_perform(multi, &running)
             let resumed = noteBytesHeard()
-            if collectFinished() || resumed {
+            if collectFinished() || resumed || releaseStrandedHeld() {
                 // Freed slots: fill them before sleeping.
                 continue
             }
@@ -141,6 +144,8 @@ final class TransferLoop {
         }
         transfers += pending.removeAll()
         transfers += parked.removeAll()
+        transfers += held.map(\.transfer)
+        held.removeAll()
         transfers += waiting
         waiting.removeAll()
         stopProbe()
@@ -169,6 +174,8 @@ final class TransferLoop {
             transfer = found
         } else if let index = waiting.firstIndex(where: { $0.ticket.id == id }) {
             transfer = waiting.remove(at: index)
+        } else if let index = held.firstIndex(where: { $0.transfer.ticket.id == id }) {
+            transfer = held.remove(at: index).transfer
         } else {
             // Already finished, or not here yet: its start will see the ticket's flag.
             return
@@ -191,10 +198,11 @@ final class TransferLoop {
 
     /// libcurl gets at most `concurrency` transfers, and at most `perHost` for one
     /// host, so the order they start in is the queue's, not libcurl's. Nothing
-    /// starts while the link is down, nor to a host that asked for a pause.
+    /// starts while the link is down or a failure waits to know whether it
+    /// was the link's, nor to a host that asked for a pause.
     private func startTransfers() {
         let now = clock.now
-        while active.count < limits.concurrency, !receivingPaused, !link.isDown {
+        while active.count < limits.concurrency, !receivingPaused, !link.isDown, held.isEmpty {
             guard let transfer = pending.popFirst(where: {
                 (activePerHost[$0.hostKey] ?? 0) < limits.perHost && !pacing.isHeld($0.hostKey, at: now)
             }) else {
@@ -227,7 +235,7 @@ final class TransferLoop {
             // The message dies with the handle's removal: copy what is needed first.
             let code = message.pointee.data.result
             if let probe, probe.easy == easy {
-                probeEnded(linkIsUp: LinkProbe.linkIsUp(after: code))
+                probeEnded(linkIsUp: probe.linkIsUp(after: code))
                 finishedAny = true
                 continue
             }
@@ -255,9 +263,15 @@ final class TransferLoop {
     }
 
     private func conclude(_ transfer: Transfer, failure: AttemptFailure, retryAfter: String?) {
-        if failure.isLinkLevel, cancelReason == nil, !link.givenUp, parkIfLinkDown(transfer, failure: failure) {
+        if failure.isLinkLevel || failure.isGatewayStatus, cancelReason == nil, !link.givenUp,
+           holdOrPark(transfer, failure: failure, retryAfter: retryAfter) {
             return
         }
+        concludeAttempt(transfer, failure: failure, retryAfter: retryAfter)
+    }
+
+    /// A failed request counted against its transfer: a retry, or the end.
+    func concludeAttempt(_ transfer: Transfer, failure: AttemptFailure, retryAfter: String?) {
         if failure.failure.kind == .timeout, hostTimeouts.countTimeout(of: transfer.hostKey) {
             giveUp(host: transfer.hostKey)
         }

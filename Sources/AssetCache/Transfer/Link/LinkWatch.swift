@@ -1,14 +1,24 @@
 /// Whether the device's link is down, judged from every transfer at once
-/// (docs/limits.md, "When the link is down"). A dropped link resets or
-/// refuses every connection to every host at the same moment; a host that is
-/// down fails only its own. So the link is down when link-level failures
-/// (``AttemptFailure/isLinkLevel``) have hit every host with transfers in
-/// flight, no byte has come from any host since, and one of those hosts did
-/// answer earlier in the run: a host never reached at all may simply be down,
-/// and its assets keep their per-asset attempts. That makes the link
-/// suspect; a probe (``LinkProbe``, a bare connect to the host) decides: it
-/// connects, and the failures were the host's or the URL's own, counted as
-/// attempts; it fails, and the link is down.
+/// (docs/limits.md, "When the link is down"). A dropped link resets, refuses
+/// or silences every connection to every host at the same moment; a first hop
+/// whose uplink is gone accepts and resets them; a gateway (a proxy on the
+/// LAN) answers 502, 503 or 504 to every request. A host that is down, or a
+/// URL that is broken, fails only its own. So the link is suspect when,
+/// since the last byte of an answer from anywhere, and with one of the
+/// failing hosts having answered earlier in the run (a host never reached at
+/// all may simply be down):
+///
+/// - link-level failures (``AttemptFailure/isLinkLevel``) have hit every host
+///   with transfers in flight, or
+/// - gateway statuses (``AttemptFailure/isGatewayStatus``) for two URLs or
+///   more, with every transfer in flight failed: one URL answering 503 is
+///   that URL's.
+///
+/// A probe (``LinkProbe``, a `HEAD` along the same path) decides: an HTTP
+/// answer from beyond the first hop, and the failures were the hosts' or the
+/// URLs' own, counted as attempts; none, or a gateway's status, and the link
+/// is down. Until one of the two is known, the failures wait with the loop,
+/// uncounted (``Verdict/hold``).
 ///
 /// Lives on the multi thread, inside the loop.
 struct LinkWatch {
@@ -19,27 +29,57 @@ struct LinkWatch {
         case down(since: ContinuousClock.Instant)
     }
 
+    /// One failure, as the watch weighs it.
+    struct Failure {
+        var host: String
+        var request: ProbeTarget
+        /// A gateway's status rather than a failure to reach or read.
+        var isGateway: Bool
+        /// An earlier request of the same transfer got an answer in this run.
+        var answeredBefore: Bool
+    }
+
+    /// What the loop does with a failure.
+    enum Verdict: Equatable {
+        /// Its asset's own: counted as an attempt, retried as usual.
+        case ordinary
+        /// Kept aside, uncounted: the transfers still in flight (or the probe
+        /// that is out) will tell whether it was the link's.
+        case hold
+        /// The link is suspect: probe `target`, and keep the failure aside.
+        case suspect(ProbeTarget)
+    }
+
     /// Seconds the run waits for the link to come back (`--link-wait`); 0
     /// never treats the link as down.
     let wait: Double
     /// Probes of a link that is down wait this long, doubling up to
-    /// `maxProbeDelay`, each ±`jitter`. A probe is one handshake, so the cap
+    /// `maxProbeDelay`, each ±`jitter`. A probe is one request, so the cap
     /// is low: the link is found back at most ~1.25 s after it returned (with
     /// a 4 s cap a 5 s outage on a 3G link cost 4 s more than curl did).
     static let firstProbeDelay = 0.25
     static let maxProbeDelay = 1.0
     static let jitter = 0.25
+    /// Gateway statuses for this many URLs, and nothing else in flight, make
+    /// the link suspect: one URL's 503 is that URL's.
+    static let gatewayURLs = 2
 
     private(set) var state = State.up
-    /// The host probes connect to: one that answered earlier in the run.
-    private(set) var probeHost = ""
+    /// What probes ask for, chosen as the link became suspect (`suspicion`).
+    private(set) var probeTarget: ProbeTarget?
     private(set) var nextProbeAt: ContinuousClock.Instant?
     /// Set once `wait` ran out: the link is not waited for again in this run.
     private(set) var givenUp = false
-    /// Hosts with a link-level failure since the last byte from any host.
+    /// Since the last byte of an answer from any host: the hosts that failed,
+    /// whether any failure was link-level, and the URLs that got a gateway's
+    /// status (the last of them, and a failing request whose URL had answered).
     private var failedHosts: Set<String> = []
-    /// Hosts that sent at least one byte in this run.
-    private var answeredHosts: Set<String> = []
+    private var linkLevelSeen = false
+    private var gatewayURLs: Set<String> = []
+    private var lastGatewayFailure: ProbeTarget?
+    private var answeredFailure: ProbeTarget?
+    /// Per host that answered in this run, a request it answered.
+    private var answered: [String: ProbeTarget] = [:]
     private var probeDelay = firstProbeDelay
     /// Changes whenever a byte ends a run of failures: a failure recorded under
     /// the current quiet period is one the outage may have caused.
@@ -56,12 +96,26 @@ struct LinkWatch {
         return false
     }
 
-    /// A byte arrived from `host`, or a probe connected to it. Returns how long
-    /// the link was down when this ends an outage.
+    var isSuspect: Bool {
+        if case .suspect = state { return true }
+        return false
+    }
+
+    /// `request`, to `host`, got its first answer of the run: a URL a probe
+    /// may ask for.
+    mutating func answered(_ request: ProbeTarget) {
+        answered[request.hostKey] = request
+    }
+
+    /// A byte of an answer arrived from `host`, or a probe got one. Returns
+    /// how long the link was down when this ends an outage.
     mutating func heard(from host: String, at now: ContinuousClock.Instant) -> Duration? {
-        answeredHosts.insert(host)
         if !failedHosts.isEmpty {
             failedHosts.removeAll()
+            linkLevelSeen = false
+            gatewayURLs.removeAll()
+            lastGatewayFailure = nil
+            answeredFailure = nil
             quietPeriod += 1
         }
         let wasDown = state
@@ -73,20 +127,48 @@ struct LinkWatch {
         return outage
     }
 
-    /// A link-level failure of a request to `host`, while `hostsInFlight` (the
-    /// hosts of the other requests still in flight) have transfers going.
-    /// Returns true when it makes the link suspect: probe `probeHost` now.
-    mutating func failed(host: String, hostsInFlight: Set<String>, at now: ContinuousClock.Instant) -> Bool {
-        guard wait > 0, !givenUp, state == .up else { return false }
-        failedHosts.insert(host)
-        guard hostsInFlight.isSubset(of: failedHosts) else { return false }
-        guard let answered = answeredHosts.contains(host) ? host : failedHosts.first(where: answeredHosts.contains) else { return false }
-        probeHost = answered
+    /// A failure of a request while `hostsInFlight` (the hosts of the requests
+    /// still in flight, `transfersInFlight` of them) have transfers going.
+    /// Not asked while the link is down: the loop parks those.
+    mutating func failed(
+        _ failure: Failure, hostsInFlight: Set<String>, transfersInFlight: Int, at now: ContinuousClock.Instant
+    ) -> Verdict {
+        guard wait > 0, !givenUp else { return .ordinary }
+        if isSuspect { return .hold }
+        guard state == .up else { return .ordinary }
+        failedHosts.insert(failure.host)
+        if failure.isGateway {
+            gatewayURLs.insert(failure.request.url)
+            lastGatewayFailure = failure.request
+        } else {
+            linkLevelSeen = true
+        }
+        if failure.answeredBefore { answeredFailure = failure.request }
+        guard let target = suspicion(hostsInFlight: hostsInFlight, transfersInFlight: transfersInFlight) else {
+            return transfersInFlight > 0 ? .hold : .ordinary
+        }
+        probeTarget = target
         state = .suspect(since: now)
-        return true
+        return .suspect(target)
     }
 
-    /// A probe could not connect. Returns true when this takes the link down
+    /// What to probe when the failures since the last byte make the link
+    /// suspect; nil when they do not. The probe asks for a failing URL that
+    /// answered earlier, or after gateway statuses for one that got one (a
+    /// caching proxy may answer a URL it holds while its uplink is down);
+    /// else for the URL the failing host last answered, so that one URL that
+    /// always fails is not taken for the link.
+    private func suspicion(hostsInFlight: Set<String>, transfersInFlight: Int) -> ProbeTarget? {
+        guard let answeredHost = failedHosts.first(where: { answered[$0] != nil }) else { return nil }
+        let unreachable = linkLevelSeen && hostsInFlight.isSubset(of: failedHosts)
+        let gatewayDown = transfersInFlight == 0 && gatewayURLs.count >= Self.gatewayURLs
+        guard unreachable || gatewayDown else { return nil }
+        if let answeredFailure { return answeredFailure }
+        if gatewayDown, let lastGatewayFailure { return lastGatewayFailure }
+        return answered[answeredHost]
+    }
+
+    /// A probe got no answer from beyond the first hop. Returns true when this takes the link down
     /// (it was suspect); either way the next probe is scheduled.
     mutating func probeFailed(at now: ContinuousClock.Instant) -> Bool {
         switch state {
