@@ -14,10 +14,13 @@ public struct FileSystemSpace: Sendable, Equatable {
     /// user's quota on it) is full.
     package static func isFull(_ code: Int32) -> Bool { code == ENOSPC || code == EDQUOT }
 
-    /// nil when the system cannot say (the call failed).
+    /// nil when the system cannot say: the call failed, or the file system
+    /// reports no size at all (FUSE file systems such as LazyFS answer 0
+    /// blocks, 0 free), where a floor would defer every asset for want of
+    /// room that is there.
     package static func of(_ descriptor: Int32) -> FileSystemSpace? {
         var info = statvfs()
-        guard fstatvfs(descriptor, &info) == 0 else { return nil }
+        guard fstatvfs(descriptor, &info) == 0, info.f_blocks > 0 else { return nil }
         let unit = Int64(info.f_frsize > 0 ? info.f_frsize : info.f_bsize)
         return FileSystemSpace(
             size: Int64(clamping: UInt64(info.f_blocks).multipliedReportingOverflow(by: UInt64(unit)).partialValue),
