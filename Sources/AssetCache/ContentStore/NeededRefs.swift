@@ -20,18 +20,19 @@ extension CacheStore {
     /// The last run's needed refs; a cache of a release before `needed.json`
     /// has them in `state.json`'s `last_run`.
     package func readNeededRefs() -> [String] {
-        guard let bytes = directory.contents(of: NeededRefs.fileName, limit: NeededRefs.sizeLimit),
-              let needed = try? JSONDecoder().decode(NeededRefs.self, from: Data(bytes)) else {
-            return readState().lastRun?.needed ?? []
-        }
-        return needed.refs
+        storedNeededRefs()?.refs ?? readState().lastRun?.needed ?? []
     }
 
     /// Written, and flushed, only when the set differs from the stored one.
     package func rememberNeededRefs(_ names: [String]) throws(StoreError) {
         let needed = NeededRefs(refs: Set(names).sorted())
-        guard directory.contents(of: NeededRefs.fileName, limit: NeededRefs.sizeLimit)
-            .flatMap({ try? JSONDecoder().decode(NeededRefs.self, from: Data($0)) }) != needed else { return }
+        guard storedNeededRefs() != needed else { return }
         try writeJSON(needed, as: NeededRefs.fileName, formatting: [])
+    }
+
+    /// `needed.json` as stored; nil when absent or unreadable.
+    private func storedNeededRefs() -> NeededRefs? {
+        directory.contents(of: NeededRefs.fileName, limit: NeededRefs.sizeLimit)
+            .flatMap { try? JSONDecoder().decode(NeededRefs.self, from: Data($0)) }
     }
 }

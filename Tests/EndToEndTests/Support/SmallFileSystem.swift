@@ -82,7 +82,9 @@ final class FreeSpaceWatch: @unchecked Sendable {
                     let free = Int(info.f_bavail) * Int(info.f_frsize)
                     state.withLock { $0.lowest = min($0.lowest, free); $0.samples += 1 }
                 }
-                // A sample every 200 µs: a run writes a 16 KiB chunk in less.
+                // Free space has no event to await (inotify and fanotify tell
+                // of writes, not of the file system's free blocks), so it is
+                // sampled, every 200 µs: a run writes a 16 KiB chunk in less.
                 usleep(200)
             }
             done.signal()
