@@ -21,19 +21,21 @@ struct Blowfish {
         var keyWords = WordStream(key)
         for index in p.indices { p[index] ^= keyWords.next() }
         var saltWords = salt.map(WordStream.init)
-        var left: UInt32 = 0
-        var right: UInt32 = 0
+        var block: (left: UInt32, right: UInt32) = (0, 0)
         p.withUnsafeMutableBufferPointer { p in
             s.withUnsafeMutableBufferPointer { s in
-                for table in [p, s] {
-                    for index in stride(from: 0, to: table.count, by: 2) {
+                let (pBase, sBase) = (p.baseAddress!, s.baseAddress!)
+                for (table, count) in [(pBase, p.count), (sBase, s.count)] {
+                    var index = 0
+                    while index < count {
                         if saltWords != nil {
-                            left ^= saltWords!.next()
-                            right ^= saltWords!.next()
+                            block.left ^= saltWords!.next()
+                            block.right ^= saltWords!.next()
                         }
-                        Self.encrypt(&left, &right, p: UnsafeBufferPointer(p), s: UnsafeBufferPointer(s))
-                        table[index] = left
-                        table[index + 1] = right
+                        block = Self.encrypt(block, p: pBase, s: sBase)
+                        table[index] = block.left
+                        table[index + 1] = block.right
+                        index += 2
                     }
                 }
             }
@@ -45,29 +47,31 @@ struct Blowfish {
         p.withUnsafeBufferPointer { p in
             s.withUnsafeBufferPointer { s in
                 for index in stride(from: 0, to: words.count - 1, by: 2) {
-                    var (left, right) = (words[index], words[index + 1])
-                    Self.encrypt(&left, &right, p: p, s: s)
-                    (words[index], words[index + 1]) = (left, right)
+                    (words[index], words[index + 1]) = Self.encrypt((words[index], words[index + 1]), p: p.baseAddress!, s: s.baseAddress!)
                 }
             }
         }
     }
 
-    /// One block: 16 Feistel rounds (Blowfish_encipher).
+    /// One block: 16 Feistel rounds (Blowfish_encipher). Raw pointers, since
+    /// every index is in range by construction (a byte, plus a box's offset)
+    /// and a debug build's bounds checks here made a signify key take seconds
+    /// to open in the tests.
     @inline(__always)
-    private static func encrypt(_ left: inout UInt32, _ right: inout UInt32, p: UnsafeBufferPointer<UInt32>, s: UnsafeBufferPointer<UInt32>) {
-        var l = left ^ p[0]
-        var r = right
-        for round in stride(from: 1, through: 15, by: 2) {
+    private static func encrypt(_ block: (UInt32, UInt32), p: UnsafePointer<UInt32>, s: UnsafePointer<UInt32>) -> (left: UInt32, right: UInt32) {
+        var l = block.0 ^ p[0]
+        var r = block.1
+        var round = 1
+        while round < 17 {
             r ^= f(l, s) ^ p[round]
             l ^= f(r, s) ^ p[round + 1]
+            round += 2
         }
-        left = r ^ p[17]
-        right = l
+        return (r ^ p[17], l)
     }
 
     @inline(__always)
-    private static func f(_ x: UInt32, _ s: UnsafeBufferPointer<UInt32>) -> UInt32 {
+    private static func f(_ x: UInt32, _ s: UnsafePointer<UInt32>) -> UInt32 {
         let a = s[Int(x >> 24)]
         let b = s[256 + Int((x >> 16) & 0xff)]
         let c = s[512 + Int((x >> 8) & 0xff)]
