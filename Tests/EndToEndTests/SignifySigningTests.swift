@@ -51,6 +51,20 @@ import Testing
         #expect(throws: SignifySecretKeyError.passphrase("the key is protected by a passphrase, and none was given")) {
             try SignifySecretKey.load(path: secretKey, passphrase: .notGiven)
         }
+        let empty = try Self.privateFile(scratch, "empty", "\n")
+        #expect(throws: SignifySecretKeyError.passphrase("it is empty")) {
+            try SignifySecretKey.load(path: secretKey, passphrase: .file(empty))
+        }
+    }
+
+    @Test func namesWhatIsWrongWithAFileThatIsNoSecretKey() async throws {
+        let scratch = try Scratch()
+        let pair = try await SignifyKeyPair.make("mixed", in: scratch)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: pair.publicKey)
+        let error = #expect(throws: SignifySecretKeyError.self) {
+            try SignifySecretKey.load(path: pair.publicKey, passphrase: .notGiven)
+        }
+        #expect(error?.description == "'\(pair.publicKey)' is not a signify secret key: its second line decodes to 42 bytes, not 104")
     }
 
     @Test func refusesAKeyOthersCanReadOrALinkToOne() async throws {
