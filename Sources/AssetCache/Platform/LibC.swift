@@ -14,6 +14,11 @@ package enum LibC {
         Glibc.open(path, flags)
     }
 
+    /// read(2). Qualified for the same reason: a type with a `read` method calls it.
+    package static func read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+        Glibc.read(fd, buffer, count)
+    }
+
     /// A file's last modification, in seconds since the epoch.
     package static func modificationTime(_ info: stat) -> Double {
         Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9

@@ -17,6 +17,25 @@ enum SignifyFile {
     /// The key number and payload (32-byte key or 64-byte signature) of a
     /// file whose decoded line must be `2 + 8 + payloadLength` bytes.
     static func decode(_ data: Data, payloadLength: Int) throws(SignifyFormatError) -> (keyNumber: KeyNumber, payload: Data) {
+        let decoded = try decodedLine(data)
+        let expected = 2 + 8 + payloadLength
+        guard decoded.count == expected else {
+            throw SignifyFormatError("its second line decodes to \(decoded.count) bytes, not \(expected)")
+        }
+        guard decoded.prefix(2) == Data("Ed".utf8) else {
+            throw SignifyFormatError("its algorithm is not Ed25519 ('Ed')")
+        }
+        return (KeyNumber(bytes: decoded.dropFirst(2).prefix(8)), Data(decoded.dropFirst(10)))
+    }
+
+    /// The file in signify's layout, for `bytes` that start with "Ed".
+    static func encode(comment: String, _ bytes: Data) -> Data {
+        Data("untrusted comment: \(comment)\n\(bytes.base64EncodedString())\n".utf8)
+    }
+
+    /// The bytes of the second line: the comment checked, the base64 decoded;
+    /// the caller checks their layout (public key, signature or secret key).
+    static func decodedLine(_ data: Data) throws(SignifyFormatError) -> Data {
         guard !data.isEmpty else { throw SignifyFormatError("it is empty") }
         guard data.count <= maxSize else { throw SignifyFormatError("it is \(data.count) bytes, more than a signify file's \(maxSize)") }
         let bytes = Array(data)
@@ -36,18 +55,10 @@ enum SignifyFile {
         guard lineEnd + 1 == bytes.count else {
             throw SignifyFormatError("it goes on after its second line (an embedded signature? make a detached one with 'signify-openbsd -S' without -e)")
         }
-        let line = rest[..<lineEnd]
-        let expected = 2 + 8 + payloadLength
-        guard let decoded = Data(base64Encoded: Data(line)) else {
+        guard let decoded = Data(base64Encoded: Data(rest[..<lineEnd])) else {
             throw SignifyFormatError("its second line is not base64")
         }
-        guard decoded.count == expected else {
-            throw SignifyFormatError("its second line decodes to \(decoded.count) bytes, not \(expected)")
-        }
-        guard decoded.prefix(2) == Data("Ed".utf8) else {
-            throw SignifyFormatError("its algorithm is not Ed25519 ('Ed')")
-        }
-        return (KeyNumber(bytes: decoded.dropFirst(2).prefix(8)), Data(decoded.dropFirst(10)))
+        return decoded
     }
 }
 
