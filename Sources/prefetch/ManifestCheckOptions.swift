@@ -14,7 +14,7 @@ struct ManifestCheckOptions: ParsableArguments {
     /// Adds the conditions' warnings to the manifest's, then refuses it under
     /// `--strict` when one is a mistake, naming each: before the cache is touched.
     func check(_ manifest: inout Manifest, argument: String, logger: Logger) throws(CommandFailure) {
-        manifest.warnings = ManifestWarning.inManifestOrder(manifest.warnings + TriggerTable.warnings(for: manifest))
+        Self.addConditionWarnings(to: &manifest)
         guard strict else { return }
         let mistakes = manifest.warnings.filter(\.isMistake)
         guard !mistakes.isEmpty else { return }
@@ -23,5 +23,10 @@ struct ManifestCheckOptions: ParsableArguments {
         throw CommandFailure(
             message: "\(argument): --strict: the manifest has \(count) (above); correct \(mistakes.count == 1 ? "it" : "them"), or run without --strict to load it with warnings",
             status: ExitStatus.usage)
+    }
+
+    /// The delivery engine's warnings of the trigger conditions, among the library's.
+    static func addConditionWarnings(to manifest: inout Manifest) {
+        manifest.warnings = ManifestWarning.inManifestOrder(manifest.warnings + TriggerTable.warnings(for: manifest))
     }
 }

@@ -81,7 +81,7 @@ struct ManifestSource {
     }
 
     func fetch(
-        into store: CacheStore, limits: TransferLimits, headers: [HeaderArgument], trust: TrustedKeyOptions,
+        into store: CacheStore, limits: TransferLimits, headers: [HeaderArgument], channels: [String],
         trustedKeys: TrustedKeys?, runDeadline: RunDeadline?, offline: Bool, logger: Logger
     ) async throws(CommandFailure) -> Manifest {
         if !headers.isEmpty {
@@ -91,7 +91,7 @@ struct ManifestSource {
         do {
             return try await RemoteManifest.fetch(
                 argument, store: store, limits: limits, headers: headers.map(\.line), trustedKeys: trustedKeys,
-                channels: trust.audiences, runDeadline: runDeadline, offline: offline, logger: logger)
+                channels: channels, runDeadline: runDeadline, offline: offline, logger: logger)
         } catch {
             let status = switch error {
             case .unavailable, .signatureUnavailable: ExitStatus.manifestUnavailable

@@ -15,7 +15,7 @@ struct Prefetch: AsyncParsableCommand {
         commandName: "prefetch",
         abstract: "Prefetch, validate and cache the assets of in-app messages.",
         version: AssetCacheVersion.current,
-        subcommands: [Run.self, Plan.self, Ready.self, Ls.self, Lease.self, Status.self, Verify.self, GC.self, Simulate.self, SessionStart.self],
+        subcommands: [Run.self, Plan.self, Ready.self, Ls.self, Lease.self, Status.self, Verify.self, GC.self, Simulate.self, SessionStart.self, Publish.self],
         defaultSubcommand: Run.self
     )
 

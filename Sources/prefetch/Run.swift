@@ -247,7 +247,7 @@ struct Run: AsyncParsableCommand {
             if manifest == nil {
                 let fetching = ContinuousClock.now
                 manifest = try await source.fetch(
-                    into: store, limits: options.transfer, headers: manifestHeaders, trust: trust, trustedKeys: trustedKeys,
+                    into: store, limits: options.transfer, headers: manifestHeaders, channels: trust.audiences, trustedKeys: trustedKeys,
                     runDeadline: runDeadline, offline: offline, logger: common.logger)
                 options.manifestFetch = ContinuousClock.now - fetching
                 try checks.check(&manifest!, argument: argument, logger: common.logger)

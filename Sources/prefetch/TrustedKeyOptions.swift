@@ -73,6 +73,10 @@ struct TrustedKeyOptions: ParsableArguments {
     /// The keys, read and checked before anything else happens; nil without any.
     func load() throws(CommandFailure) -> TrustedKeys? {
         guard !paths.isEmpty else { return nil }
+        return try Self.load(paths: paths)
+    }
+
+    static func load(paths: [String]) throws(CommandFailure) -> TrustedKeys {
         var keys: [SignifyPublicKey] = []
         for path in paths {
             let data = try InputFile.read(path, limit: 64 * 1024, as: InputFile.Name(name: "--trusted-key", file: "a signify public key file (KEY.pub)"))

@@ -61,7 +61,7 @@ enum ZipRebuild {
                 if got < 0, errno == EINTR { continue }
                 guard got > 0 else { return nil }
                 let chunk = UnsafeRawBufferPointer(rebasing: buffer[..<got])
-                guard writeAll(fd, chunk) else { return nil }
+                guard LibC.writeAll(fd, chunk) else { return nil }
                 hasher.update(chunk)
                 done += Int64(got)
             }
@@ -93,16 +93,5 @@ enum ZipRebuild {
                     && rebuilt.localHeaderAgrees(with: record)
             }
         } ?? false
-    }
-
-    private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
-        var written = 0
-        while written < bytes.count {
-            let count = Glibc.write(fd, bytes.baseAddress! + written, bytes.count - written)
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { return false }
-            written += count
-        }
-        return true
     }
 }

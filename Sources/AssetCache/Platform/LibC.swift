@@ -19,6 +19,18 @@ package enum LibC {
         Glibc.read(fd, buffer, count)
     }
 
+    /// write(2) until every byte is written; false on an error (`errno` says which).
+    package static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        var written = 0
+        while written < bytes.count {
+            let count = Glibc.write(fd, bytes.baseAddress! + written, bytes.count - written)
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return false }
+            written += count
+        }
+        return true
+    }
+
     /// A file's last modification, in seconds since the epoch.
     package static func modificationTime(_ info: stat) -> Double {
         Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9

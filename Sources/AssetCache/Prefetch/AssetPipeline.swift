@@ -32,6 +32,9 @@ struct AssetPipeline: Sendable {
     var meteredLink: MeteredLink?
     /// `--min-free`: nil offline, or where the file system cannot say what is free.
     var space: RunSpace?
+    /// `prefetch publish --assets-from`: where bodies come from instead of the engine.
+    var mirror: LocalMirror.Source?
+    var bodyArrived: (@Sendable (AssetURL, String) -> Void)?
 
     /// One record per kind of `item`, in its kinds' order. `position` is the
     /// item's in the plan: under a byte budget, assets claim it in that order.
@@ -66,6 +69,7 @@ struct AssetPipeline: Sendable {
         case .failed(let failure, let result, let delta):
             return delta.stamped(on: failed(item, failure, result: result, cached: basis.cached))
         case .body(let download, let result, let delta):
+            bodyArrived?(item.url, result.sha256)
             // Between its download and its commit, no eviction removes an
             // object of the same bytes that the validation or the commit found.
             space?.roomMaker.holds.hold(result.sha256)
@@ -212,7 +216,9 @@ struct AssetPipeline: Sendable {
         request.allowance = allowance
         request.space = claim
         let answer: FetchAnswer
-        if let refresh = deltaRefresh(item, basis: basis, allowance: allowance, engine: engine) {
+        if let mirror {
+            answer = FetchAnswer(result: mirror.fetch(request), body: download)
+        } else if let refresh = deltaRefresh(item, basis: basis, allowance: allowance, engine: engine) {
             answer = await refresh.fetch(orWhole: request)
         } else {
             answer = FetchAnswer(result: await engine.fetch(request), body: download)

@@ -54,6 +54,13 @@ public struct PrefetchOptions: Sendable {
     /// `--no-delta` makes it false: a changed ZIP whose server takes range
     /// requests is then downloaded whole instead of fetched by delta (issue 30).
     public var delta = true
+    /// `prefetch publish --assets-from DIR`: bodies read from a folder that
+    /// mirrors the CDN instead of fetched (``LocalMirror``).
+    package var localMirror: LocalMirror?
+    /// Told the SHA-256 (hex) of every body that arrived whole, before its
+    /// checks: `prefetch publish` pins the bytes it judged, bad ones too, so
+    /// that a device judges the same bytes.
+    package var bodyArrived: (@Sendable (AssetURL, String) -> Void)?
     /// Bytes of objects and trees to keep; nil uses the budget remembered in the cache.
     public var budget: Int64?
     /// How long fetching the manifest took before the run (its retries

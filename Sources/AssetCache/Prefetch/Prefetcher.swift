@@ -128,7 +128,9 @@ public final class Prefetcher: Sendable {
         return AssetPipeline(
             store: store, engine: engine, validation: validation, commits: commits,
             validator: validator, started: started, now: now, observer: observer,
-            budget: budget, admission: budget.map { _ in AdmissionOrder() }, meteredLink: engine == nil ? nil : options.meteredLink)
+            budget: budget, admission: budget.map { _ in AdmissionOrder() }, meteredLink: engine == nil ? nil : options.meteredLink,
+            mirror: options.localMirror.map { LocalMirror.Source(mirror: $0, maxAssetSize: options.transfer.maxAssetSize) },
+            bodyArrived: options.bodyArrived)
     }
 
     // MARK: Fetching everything

@@ -72,6 +72,11 @@ public struct SignifySecretKey: Sendable {
         return SignifyFile.encode(comment: signatureComment, Data("Ed".utf8) + keyNumber.bytes + signature)
     }
 
+    /// The public half, as KEY.pub holds it: to check what was signed as a device will.
+    public var publicKey: SignifyPublicKey {
+        SignifyPublicKey(key: key.publicKey, keyNumber: keyNumber, name: name)
+    }
+
     /// signify refuses a key not named *.sec; this names its file instead.
     var signatureComment: String {
         let base = name.split(separator: "/").last.map(String.init) ?? name

@@ -23,6 +23,13 @@ public struct SignifyPublicKey: Sendable {
         self.keyNumber = keyNumber
         self.name = name
     }
+
+    /// The public half of a secret key (``SignifySecretKey/publicKey``).
+    init(key: Curve25519.Signing.PublicKey, keyNumber: KeyNumber, name: String) {
+        self.key = key
+        self.keyNumber = keyNumber
+        self.name = name
+    }
 }
 
 /// A detached signify signature (`signify-openbsd -S` writes MANIFEST.sig).
