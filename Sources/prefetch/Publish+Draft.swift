@@ -13,6 +13,7 @@ import Glibc
 /// signed manifest has been judged as a device will judge it.
 extension Publish {
     func publish() async throws(CommandFailure) -> Int32 {
+        _ = try expiry(from: Date().timeIntervalSince1970)
         let (draft, members) = try readDraft()
         let secretKey = try openKey()
         let judge = try DeviceJudge(logger: common.logger, cacert: cacert, mirror: try openMirror())
@@ -21,11 +22,12 @@ extension Publish {
         // so that a device judges the very bytes judged here.
         let first = try await judge.judge(draft)
         let pins = Self.pins(for: draft, bodies: judge.bodies)
+        warnUnpinned(first, pins: pins)
         let versions = try lockVersions()
         let now = Date().timeIntervalSince1970.rounded(.down)
         let stamp = ManifestFreshness(
             version: try nextVersion(after: try await publishedVersion(into: judge.store), signed: versions.last(for: audience!)?.version, now: now),
-            expires: expires!.moment(from: now), signedAt: now, audience: audience!)
+            expires: try expiry(from: now), signedAt: now, audience: audience!)
         let bytes = members.stamped(stamp, pins: pins)
         let signature: Data
         do {
@@ -52,6 +54,16 @@ extension Publish {
         return ExitStatus.ok
     }
 
+    /// `--expires` from `now`: a time already past is a mistake, said before anything is fetched.
+    private func expiry(from now: Double) throws(CommandFailure) -> Double {
+        guard let moment = expires!.moment(from: now) else {
+            throw CommandFailure(
+                message: "--expires \(expires!) is not after now (\(RFC3339Date.format(now))): a device would refuse the manifest as expired",
+                status: ExitStatus.usage, hint: "give a duration (7d) or a later time")
+        }
+        return moment
+    }
+
     /// Ready, and nothing discarded, deferred or expired.
     static func everyMessageReady(_ report: PrefetchReport) -> Bool {
         report.totals.ready == report.totals.messages
@@ -71,17 +83,18 @@ extension Publish {
         }
         let replaced = members.members.map(\.key).filter { DraftManifest.stampedKeys.contains($0) && $0 != "integrity" }
         if !replaced.isEmpty {
-            common.logger.notice("\(manifest): its \(replaced.joined(separator: ", ")) are replaced by what publish stamps")
+            common.logger.warning("\(manifest): its \(replaced.joined(separator: ", ")) \(replaced.count == 1 ? "is" : "are") replaced by what publish stamps")
         }
         return (draft, members)
     }
 
     private func openKey() throws(CommandFailure) -> SignifySecretKey {
-        let passphrase = passphraseFile.map(PassphraseSource.file) ?? .terminal(prompt: "passphrase for \(key!): ")
+        let passphrase = passphraseFile.map(PassphraseSource.file) ?? .terminal(prompt: "\(key!) passphrase: ")
         do {
             return try SignifySecretKey.load(path: key!, passphrase: passphrase)
         } catch {
-            throw CommandFailure(message: error.description, status: ExitStatus.usage, hint: error.hint)
+            let hint = if case .passphrase = error { "give --passphrase-file FILE, a file readable by its owner only" } else { error.hint }
+            throw CommandFailure(message: error.description, status: ExitStatus.usage, hint: hint)
         }
     }
 
@@ -91,6 +104,17 @@ extension Publish {
             return try LocalMirror(path: assetsFrom)
         } catch {
             throw CommandFailure(message: "--assets-from '\(assetsFrom)' cannot be opened as a directory: \(error)", status: ExitStatus.usage)
+        }
+    }
+
+    /// An asset that could not be fetched has no bytes to pin: a device that
+    /// requires pins discards its messages as `integrity_missing`, and the
+    /// report would say only that. The cause is said here.
+    private func warnUnpinned(_ report: PrefetchReport, pins: [String: String]) {
+        var said = Set<String>()
+        for asset in report.assets where pins[asset.url.string] == nil && said.insert(asset.url.string).inserted {
+            let cause = asset.failure.map { "\($0.kind.rawValue): \($0.message)" } ?? "it was not fetched"
+            common.logger.warning("\(asset.url) gets no pin (\(cause)): devices discard its messages as integrity_missing")
         }
     }
 

@@ -14,10 +14,9 @@ struct Publish: AsyncParsableCommand {
         commandName: "publish",
         abstract: "Judge a draft manifest's assets as a device would, then pin, stamp and sign it; or --check a published one.",
         discussion: """
-            prefetch publish DRAFT --output FILE --key KEY.sec --audience AUDIENCE --expires 7d
-            prefetch publish --check MANIFEST --trusted-key KEY.pub --audience AUDIENCE
-
-            Every asset is fetched (or read from --assets-from) and judged by the code of 'prefetch run', in a temporary cache removed after. Exit 0 only when every message would be ready on a device; else 1, nothing written, unless --allow-discards. docs/publishing.md has the whole walk.
+            Every asset is fetched (or read from --assets-from) and judged by the code of 'prefetch run', in a temporary cache removed after; --cache-dir is not used. \
+            Exit 0 only when every message would be ready on a device; else 1, and nothing is written unless --allow-discards. \
+            docs/publishing.md has the whole walk.
             """)
 
     @Argument(help: ArgumentHelp(
@@ -77,7 +76,9 @@ struct Publish: AsyncParsableCommand {
         if check {
             let misplaced = [("--output", output), ("--key", key), ("--passphrase-file", passphraseFile), ("--previous", previous)]
                 .filter { $0.1 != nil }.map(\.0) + (expires != nil ? ["--expires"] : []) + (allowDiscards ? ["--allow-discards"] : [])
-            guard misplaced.isEmpty else { throw ValidationError("--check writes nothing: \(misplaced.joined(separator: ", ")) is for publishing a draft") }
+            guard misplaced.isEmpty else {
+                throw ValidationError("--check writes nothing: \(misplaced.joined(separator: ", ")) \(misplaced.count == 1 ? "is" : "are") for publishing a draft")
+            }
             guard !trustedKeys.isEmpty else { throw ValidationError("--check needs --trusted-key: the public key devices check the signature with") }
             guard audience != nil else { throw ValidationError("--check needs --audience: the URL or channel devices are given") }
         } else {

@@ -39,7 +39,7 @@ enum PublishedVersion {
         defer { _ = download.directory.unlink(download.name) }
         let result = await engine.fetch(TransferRequest(url: url, location: download))
         if result.status == 404 || result.status == 410 {
-            logger.notice("--previous \(url): HTTP \(result.status), taken for nothing published there yet")
+            logger.warning("--previous \(url): HTTP \(result.status), taken for nothing published there yet")
             return nil
         }
         if let failure = result.failure {

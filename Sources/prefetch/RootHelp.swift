@@ -19,7 +19,11 @@ enum RootHelp {
         message or no readiness index, 75 when an asset is gone from the cache or another \
         process held a lease file exclusively past --wait, 127 when COMMAND is not found. \
         session-start: 0 the request is recorded or one is pending, 2 a refused request \
-        directory, 77 the caller may not write there. Every subcommand exits 2 for a usage \
+        directory, 77 the caller may not write there. publish: 0 every message would be \
+        ready on a device (or --allow-discards) and the manifest is written, 1 some message \
+        would not be and nothing is written, 69 --previous or the --check URL could not be \
+        fetched, 74 a file could not be written; publish --check: 0 every message ready, 1 \
+        some not. Every subcommand exits 2 for a usage \
         error, 77 when it may not use the cache and 75 when a writer finds the cache locked. \
         Errors are one line on stderr, 'prefetch: error: ...', and at most one 'prefetch: \
         hint: ...' line.

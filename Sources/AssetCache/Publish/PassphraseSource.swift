@@ -19,7 +19,7 @@ public enum PassphraseSource: Sendable {
         let line: [UInt8]
         switch self {
         case .file(let path):
-            let data = try PrivateFile.read(path, maxSize: Self.maxLength)
+            let data = try PrivateFile.read(path, maxSize: Self.maxLength, as: "passphrase file")
             line = Array(data.prefix { $0 != UInt8(ascii: "\n") })
         case .terminal(let prompt):
             line = try Self.readTerminal(prompt: prompt)

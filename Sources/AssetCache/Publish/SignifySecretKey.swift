@@ -25,7 +25,7 @@ public struct SignifySecretKey: Sendable {
     /// Reads the key at `path`, refusing a file others can read or a link,
     /// and asks `passphrase` only when the key is sealed with one.
     public static func load(path: String, passphrase: PassphraseSource) throws(SignifySecretKeyError) -> SignifySecretKey {
-        let data = try PrivateFile.read(path, maxSize: SignifyFile.maxSize)
+        let data = try PrivateFile.read(path, maxSize: SignifyFile.maxSize, as: "secret key")
         return try SignifySecretKey(data, name: path, passphrase: passphrase)
     }
 
@@ -87,9 +87,10 @@ public struct SignifySecretKey: Sendable {
 
 /// Why a signify secret key cannot sign: each names the file.
 public enum SignifySecretKeyError: Error, Sendable, Equatable, CustomStringConvertible {
-    case unreadable(path: String, reason: String)
+    /// `what`: the secret key, or its passphrase file.
+    case unreadable(path: String, reason: String, what: String = "secret key")
     /// Group or others may read it, as OpenSSH refuses such private keys.
-    case exposed(path: String, mode: UInt32)
+    case exposed(path: String, mode: UInt32, what: String = "secret key")
     case format(path: String, SignifyFormatError)
     case wrongPassphrase(path: String)
     case corrupt(path: String, reason: String)
@@ -98,9 +99,9 @@ public enum SignifySecretKeyError: Error, Sendable, Equatable, CustomStringConve
 
     public var description: String {
         switch self {
-        case .unreadable(let path, let reason): "cannot read secret key '\(path)': \(reason)"
-        case .exposed(let path, let mode):
-            "secret key '\(path)' is readable by others (mode \(String(mode & 0o777, radix: 8))): a signing key must be private to its owner"
+        case .unreadable(let path, let reason, let what): "cannot read \(what) '\(path)': \(reason)"
+        case .exposed(let path, let mode, let what):
+            "\(what) '\(path)' is readable by others (mode \(String(mode & 0o777, radix: 8))): \(what == "secret key" ? "a signing key" : "it") must be private to its owner"
         case .format(let path, let error): "'\(path)' is not a signify secret key: \(error)"
         case .wrongPassphrase(let path): "wrong passphrase for secret key '\(path)'"
         case .corrupt(let path, let reason): "secret key '\(path)' is corrupt: \(reason)"
@@ -111,7 +112,7 @@ public enum SignifySecretKeyError: Error, Sendable, Equatable, CustomStringConve
     /// What to do about it, for a `hint:` line.
     public var hint: String? {
         switch self {
-        case .exposed(let path, _): "chmod 600 '\(path)'"
+        case .exposed(let path, _, _): "chmod 600 '\(path)'"
         case .wrongPassphrase: "the passphrase is the one given to 'signify-openbsd -G' when the key was made"
         default: nil
         }
