@@ -64,6 +64,10 @@ MASKS = [
     # What signify makes at random: a key's number, a public key.
     (re.compile(r"(?<![0-9a-f])[0-9a-f]{16}(?![0-9a-f])"), "<key number>"),
     (re.compile(r"^RW[A-Za-z0-9+/]{54}$"), "<signify public key>"),
+    # The version `prefetch publish` signs: the time in epoch seconds, or
+    # one above the last, in its line, a manifest and a rollback's refusal.
+    (re.compile(r"\b(version|above) \d{10}\b"), r"\1 <version>"),
+    (re.compile(r'"version" ?: ?\d{10}\b'), '"version": <version>'),
     # Timings, clock times and connections in a Prometheus text file.
     (re.compile(r"^(prefetch_\w*(seconds|timestamp|connections)\w*(\{[^}]*\})?) [0-9.e+]+$"), r"\1 <n>"),
     # The file system's size and free space, and the floor kept on it (a
