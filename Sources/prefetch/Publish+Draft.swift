@@ -14,6 +14,7 @@ import Glibc
 extension Publish {
     func publish() async throws(CommandFailure) -> Int32 {
         _ = try expiry(from: Date().timeIntervalSince1970)
+        try checkOutputDirectory()
         let (draft, members) = try readDraft()
         let secretKey = try openKey()
         let judge = try DeviceJudge(logger: common.logger, cacert: cacert, mirror: try openMirror())
@@ -24,18 +25,8 @@ extension Publish {
         let pins = Self.pins(for: draft, bodies: judge.bodies)
         warnUnpinned(first, pins: pins)
         let versions = try lockVersions()
-        let now = Date().timeIntervalSince1970.rounded(.down)
-        let stamp = ManifestFreshness(
-            version: try nextVersion(after: try await publishedVersion(into: judge.store), signed: versions.last(for: audience!)?.version, now: now),
-            expires: try expiry(from: now), signedAt: now, audience: audience!)
-        let bytes = members.stamped(stamp, pins: pins)
-        let signature: Data
-        do {
-            signature = try secretKey.signature(for: bytes)
-        } catch {
-            throw CommandFailure(message: "cannot sign with '\(key!)': \(error)", status: ExitStatus.usage)
-        }
-        var report = try await judgeAsDevice(bytes, signature: signature, key: secretKey.publicKey, judge: judge)
+        let signed = try await stampAndSign(members, pins: pins, key: secretKey, versions: versions, judge: judge)
+        var report = try await judgeAsDevice(signed.bytes, signature: signed.signature, key: secretKey.publicKey, judge: judge)
         report.downloadedBytes += first.downloadedBytes
         report.durationMs += first.durationMs
         ReportPrinter(options: self.report, quiet: common.quiet).print(report)
@@ -46,12 +37,47 @@ extension Publish {
                 status: ExitStatus.someDiscarded,
                 hint: "correct the draft or its assets, or pass --allow-discards to publish it as it is")
         }
-        try write(bytes, signature: signature, stamp: stamp, versions: versions)
+        try write(signed, versions: versions)
         if !common.quiet {
             Console.standardError.writeLine(
-                "published \(TerminalText.escaped(output!)): version \(stamp.version!) for '\(TerminalText.escaped(audience!))', expires \(RFC3339Date.format(stamp.expires!)), \(pins.count) \(pins.count == 1 ? "asset" : "assets") pinned; signed by key \(secretKey.keyNumber) in \(TerminalText.escaped(output!)).sig")
+                "published \(TerminalText.escaped(output!)): version \(signed.stamp.version!) for '\(TerminalText.escaped(audience!))', expires \(RFC3339Date.format(signed.stamp.expires!)), \(pins.count) \(pins.count == 1 ? "asset" : "assets") pinned; signed by key \(secretKey.keyNumber) in \(TerminalText.escaped(output!)).sig")
         }
         return ExitStatus.ok
+    }
+
+    /// The manifest to publish: its stamp, its bytes, their signature.
+    struct Signed {
+        let stamp: ManifestFreshness
+        let bytes: Data
+        let signature: Data
+    }
+
+    /// The version chosen under the key's lock, the signed keys stamped on
+    /// the draft with the pins, and the result signed.
+    private func stampAndSign(
+        _ members: DraftManifest, pins: [String: String], key secretKey: SignifySecretKey, versions: SignedVersions, judge: DeviceJudge
+    ) async throws(CommandFailure) -> Signed {
+        let now = Date().timeIntervalSince1970.rounded(.down)
+        let published = try await publishedVersion(into: judge.store)
+        let stamp = ManifestFreshness(
+            version: try nextVersion(after: published, signed: versions.last(for: audience!)?.version, now: now),
+            expires: try expiry(from: now), signedAt: now, audience: audience!)
+        let bytes = members.stamped(stamp, pins: pins)
+        do {
+            return Signed(stamp: stamp, bytes: bytes, signature: try secretKey.signature(for: bytes))
+        } catch {
+            throw CommandFailure(message: "cannot sign with '\(key!)': \(error)", status: ExitStatus.usage)
+        }
+    }
+
+    /// Its folder, before anything is fetched: a typo there is said now, not
+    /// after every asset was judged.
+    private func checkOutputDirectory() throws(CommandFailure) {
+        do throws(FileSystem.Failure) {
+            _ = try ReplacedFile(path: output!)
+        } catch {
+            throw CommandFailure(message: "--output '\(output!)': its directory cannot be opened: \(error)", status: ExitStatus.usage)
+        }
     }
 
     /// `--expires` from `now`: a time already past is a mistake, said before anything is fetched.
@@ -180,15 +206,15 @@ extension Publish {
 
     /// The versions file first, then the manifest, then its signature: a
     /// crash between them skips a version, never signs one twice.
-    private func write(_ bytes: Data, signature: Data, stamp: ManifestFreshness, versions: SignedVersions) throws(CommandFailure) {
+    private func write(_ signed: Signed, versions: SignedVersions) throws(CommandFailure) {
         let entry = SignedVersions.Entry(
-            version: stamp.version!, sha256: IntegrityPin.sha256Hex(bytes), signedAt: RFC3339Date.format(stamp.signedAt!))
+            version: signed.stamp.version!, sha256: IntegrityPin.sha256Hex(signed.bytes), signedAt: RFC3339Date.format(signed.stamp.signedAt!))
         do {
             try versions.record(entry, for: audience!)
         } catch {
             throw CommandFailure(message: "nothing was written: \(error)", status: ExitStatus.storage)
         }
-        for (path, data) in [(output!, bytes), (output! + ".sig", signature)] {
+        for (path, data) in [(output!, signed.bytes), (output! + ".sig", signed.signature)] {
             do throws(FileSystem.Failure) {
                 try ReplacedFile(path: path).replace(with: data, mode: 0o644)
             } catch {
