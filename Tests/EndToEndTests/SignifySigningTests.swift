@@ -90,7 +90,9 @@ import Testing
 /// "passphrase:" prompt once it is shown, as a person would.
 enum SignifyTerminal {
     static let script = """
-        import os, pty, sys
+        import os, pty, signal, sys
+        # A program that never asks, or never ends, fails the test instead of hanging it.
+        signal.alarm(120)
         answer = sys.argv[1].encode() + b"\\n"
         pid, fd = pty.fork()
         if pid == 0:

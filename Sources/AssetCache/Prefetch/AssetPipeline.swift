@@ -34,6 +34,7 @@ struct AssetPipeline: Sendable {
     var space: RunSpace?
     /// `prefetch publish --assets-from`: where bodies come from instead of the engine.
     var mirror: LocalMirror.Source?
+    /// Told of every body before its checks (``PrefetchOptions/bodyArrived``).
     var bodyArrived: (@Sendable (AssetURL, String) -> Void)?
 
     /// One record per kind of `item`, in its kinds' order. `position` is the

@@ -42,8 +42,11 @@ public enum PassphraseSource: Sendable {
         guard tcgetattr(fd, &saved) == 0 else { throw .passphrase("/dev/tty is not a terminal") }
         var quiet = saved
         quiet.c_lflag &= ~tcflag_t(ECHO)
-        _ = Array(prompt.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        // Echo off (and what was typed ahead flushed) before the prompt, as
+        // readpassphrase(3) does: after it, TCSAFLUSH would throw away an
+        // answer typed, or sent by a script, as soon as the prompt showed.
         guard tcsetattr(fd, TCSAFLUSH, &quiet) == 0 else { throw .passphrase("cannot turn off echo on /dev/tty") }
+        _ = Array(prompt.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         defer {
             _ = tcsetattr(fd, TCSAFLUSH, &saved)
             _ = write(fd, "\n", 1)
