@@ -4,7 +4,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Logging
 
 /// `publish --check MANIFEST`: a published manifest judged as a new device
 /// with `--trusted-key` and `--audience` would judge it — signature,
@@ -23,7 +22,8 @@ extension Publish {
         } else {
             let local = try source.loadLocal(trustedKeys: keys)
             published = local.manifest
-            try Self.accept(&published, bytes: local.bytes, audience: audience!, store: judge.store, argument: manifest, logger: common.logger)
+            try TrustedKeyOptions.judge(
+                &published, bytes: local.bytes, argument: manifest, channels: [audience!], store: judge.store, keeping: true, logger: common.logger)
         }
         ManifestCheckOptions.addConditionWarnings(to: &published)
         for warning in published.warnings { common.logger.warning("\(warning)") }
@@ -37,22 +37,5 @@ extension Publish {
         var limits = TransferLimits()
         limits.caCertFile = cacert
         return limits
-    }
-
-    /// A new device's acceptance: its freshness and audience judged, kept
-    /// in the judge's cache; an expired manifest is refused as a device
-    /// that never had it refuses it.
-    static func accept(
-        _ manifest: inout Manifest, bytes: Data, audience: String, store: CacheStore, argument: String, logger: Logger
-    ) throws(CommandFailure) {
-        let trust = ManifestTrust(store: store, url: nil, channels: [audience], logger: logger)
-        do {
-            let acceptance = try trust.judge(manifest, bytes: bytes, store: store)
-            try trust.keep(acceptance, in: store, manifest: &manifest)
-        } catch let error as ManifestTrustError {
-            throw ManifestSource.refusal(argument, error)
-        } catch {
-            throw CommandFailure(message: "\(argument): \(error)", status: ExitStatus.storage)
-        }
     }
 }

@@ -199,7 +199,8 @@ extension Publish {
         } catch {
             throw CommandFailure(message: "the stamped manifest does not read back: \(error)", status: ExitStatus.usage)
         }
-        try Self.accept(&manifest, bytes: bytes, audience: audience!, store: judge.store, argument: output!, logger: common.logger)
+        try TrustedKeyOptions.judge(
+            &manifest, bytes: bytes, argument: output!, channels: [audience!], store: judge.store, keeping: true, logger: common.logger)
         manifest.holdBackUnpinned()
         return try await judge.judge(manifest)
     }

@@ -25,9 +25,8 @@ enum PublishedVersion {
     static func fetch(
         url: String, into store: CacheStore, cacert: String?, logger: Logger
     ) async throws(CommandFailure) -> Int64? {
-        var limits = TransferLimits()
+        var limits = Publish.transferLimits(cacert: cacert)
         limits.maxAssetSize = Int64(Manifest.maxSize)
-        limits.caCertFile = cacert
         let engine: TransferEngine
         do {
             engine = try TransferEngine(limits: limits)

@@ -47,7 +47,15 @@ struct TrustedKeyOptions: ParsableArguments {
         _ manifest: inout Manifest, bytes: Data, argument: String, url: String? = nil, store: CacheStore?, keeping: Bool,
         logger: Logger
     ) throws(CommandFailure) {
-        let trust = ManifestTrust(store: store, url: url, channels: audiences, logger: logger)
+        try Self.judge(&manifest, bytes: bytes, argument: argument, url: url, channels: audiences, store: store, keeping: keeping, logger: logger)
+    }
+
+    /// The same for `channels` given otherwise (`publish --audience`).
+    static func judge(
+        _ manifest: inout Manifest, bytes: Data, argument: String, url: String? = nil, channels: [String], store: CacheStore?,
+        keeping: Bool, logger: Logger
+    ) throws(CommandFailure) {
+        let trust = ManifestTrust(store: store, url: url, channels: channels, logger: logger)
         let acceptance: ManifestTrust.Acceptance
         do {
             acceptance = try trust.judge(manifest, bytes: bytes, store: store)

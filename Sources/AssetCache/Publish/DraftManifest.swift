@@ -68,19 +68,9 @@ package struct DraftManifest {
         return Data(text)
     }
 
-    /// A JSON string: the quote, the backslash and control bytes escaped.
     static func quoted(_ string: String) -> [UInt8] {
-        var bytes: [UInt8] = [UInt8(ascii: "\"")]
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes += [UInt8(ascii: "\\"), byte]
-            case 0..<0x20:
-                let digits = Array("0123456789abcdef".utf8)
-                bytes += Array("\\u00".utf8) + [digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]]
-            default: bytes.append(byte)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
+        var bytes: [UInt8] = []
+        PrettyJSON.appendQuoted(string, to: &bytes)
         return bytes
     }
 }

@@ -17,11 +17,12 @@ import Glibc
 /// beneath DIR's descriptor, none is `..` or `.`, and no link is followed
 /// (a link in the mirror is refused, naming it).
 package struct LocalMirror: Sendable {
-    let root: String
+    /// Opened once: every name is looked up beneath this very directory,
+    /// whatever its path comes to name meanwhile.
+    let root: Directory
 
     package init(path: String) throws(FileSystem.Failure) {
-        _ = try Directory.open(path: path)  // there, and a directory, now
-        root = path
+        root = try Directory.open(path: path)
     }
 
     /// The mirror with the run's size cap, for the pipeline.
@@ -85,7 +86,7 @@ package struct LocalMirror: Sendable {
     }
 
     private func mirrorPath(_ url: String) -> String {
-        ([root] + (Self.names(of: url) ?? [])).joined(separator: "/")
+        ([root.path] + (Self.names(of: url) ?? [])).joined(separator: "/")
     }
 
     private enum Opened {
@@ -96,9 +97,9 @@ package struct LocalMirror: Sendable {
 
     /// Descends name by name, never through a link.
     private func open(_ url: String) -> Opened {
-        guard let names = Self.names(of: url) else { return .missing("its path names no file inside \(root)") }
+        guard let names = Self.names(of: url) else { return .missing("its path names no file inside \(root.path)") }
         do throws(FileSystem.Failure) {
-            var directory = try Directory.open(path: root)
+            var directory = root
             for name in names.dropLast() { directory = try directory.openDirectory(name) }
             let fd = try directory.openFile(names.last!, O_RDONLY)
             var info = stat()

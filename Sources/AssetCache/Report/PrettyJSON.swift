@@ -77,6 +77,12 @@ package struct PrettyJSON {
     /// Plain runs are copied whole: byte by byte, this was most of the report's time.
     package mutating func string(_ text: String) {
         value()
+        Self.appendQuoted(text, to: &bytes)
+    }
+
+    /// `text` as a JSON string, quotes included: also for a writer that keeps
+    /// the rest of its document as it was written (``DraftManifest``).
+    package static func appendQuoted(_ text: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { utf8 in
@@ -85,7 +91,7 @@ package struct PrettyJSON {
                 let byte = utf8[index]
                 guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
                 bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run..<index]))
-                escape(byte)
+                escape(byte, to: &bytes)
                 run = index + 1
             }
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run...]))
@@ -93,7 +99,7 @@ package struct PrettyJSON {
         bytes.append(UInt8(ascii: "\""))
     }
 
-    private mutating func escape(_ byte: UInt8) {
+    private static func escape(_ byte: UInt8, to bytes: inout [UInt8]) {
         switch byte {
         case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), byte])
         case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
